@@ -56,11 +56,12 @@ static guint *ball_hops(const TopoGraph *g, const guint *m, guint k, guint radiu
   return dist;
 }
 
-/* The ball's one assumption about the protocol, checked on the run: a
- * ball node's messages go to the ball or the shell (the graph's edges), so
- * that the view hears everything the ball tells the outside. A plugin may
- * send to any node (proto_node_send); the first message that leaves the
- * shell is kept to refuse the bound. */
+/* The ball's one assumption about the run, checked on it: a ball node's
+ * messages go to the ball or the shell (the graph's edges), so that the
+ * view hears everything the ball tells the outside. A plugin may send to
+ * any node (proto_node_send), a schedule may pair nodes the graph does not
+ * join (matching:complete=true, resample:); the first message that leaves
+ * the shell is kept to refuse the bound. */
 typedef struct {
   const guint *dist; /* n */
   guint n, radius;
@@ -117,11 +118,13 @@ PrivReport *proto_account_ball(ProtoAccountJob *j, guint a, const ProtoRunConfig
       j->on_run(run, FALSE, j->on_run_data);
     if (ran && guard.broken) {
       g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
-                  "--path local: '%s' sent a message from ball node %u to node %u, more than "
-                  "%u hops from the attackers (beyond the shell): the ball, counted on the "
-                  "graph's edges, does not hold what its victims tell the outside (use --path "
-                  "observer)",
-                  j->protocol, guard.from, guard.to, j->radius + 1);
+                  "--path local: ball node %u sent a message to node %u, more than %u hops from "
+                  "the attackers (beyond the shell): the ball, counted on the graph's edges, does "
+                  "not hold what its victims tell the outside ('%s'%s%s sends off the graph's "
+                  "edges; use --path observer)",
+                  guard.from, guard.to, j->radius + 1, j->protocol,
+                  j->schedule_spec ? " on --schedule " : "",
+                  j->schedule_spec ? j->schedule_spec : "");
       ran = FALSE;
     }
     if (ran) {

@@ -356,11 +356,6 @@ static gboolean check_exclusions(const ProtoAccountRequest *r, ProtoAccountJob *
      * secrets without local noise, a C fitted exactly inside the run):
      * the ball on the observer path, the whole run simulated
      * (protocols/account_ball.c, docs/local-bounds.md). */
-    if (j->schedule_spec)
-      return refuse(refusal, PROTO_REFUSED_RULE, error,
-                    "--path local accounts '%s' on the observer path's ball, whose hops are "
-                    "counted on the static graph: drop --schedule %s, or use --path observer",
-                    j->protocol, j->schedule_spec);
     if (j->tightness != 0)
       return refuse(refusal, PROTO_REFUSED_RULE, error,
                     "--tightness %g: '%s' is bounded on the observer path's ball, which computes "

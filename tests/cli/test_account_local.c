@@ -431,9 +431,9 @@ static void test_errors(void) {
   g_assert_nonnull(strstr(r.out, "not computed on the observer path's ball"));
   cli_run_clear(&r);
   r = cli_run("account", "--generate", "florentine", "-T", "4", "--trust", "pndp", "-a", "0",
-              "--path", "local", "--radius", "2", "--protocol", "zipdl", "--schedule", "matching");
+              "--path", "local", "--tightness", "2", "--protocol", "zipdl");
   g_assert_cmpint(r.status, ==, 2);
-  g_assert_nonnull(strstr(r.err, "hops are counted on the static graph"));
+  g_assert_nonnull(strstr(r.err, "which computes no mu_lower; give --radius R"));
   cli_run_clear(&r);
   /* MF-D-SGD's asynchronous record is D-SGD's: taken (its soundness:
    * tests/protocols/test_account_observer.c, local/deliveries). */

@@ -13,7 +13,9 @@
  *   radius under PNDP and SecLDP; under LDP it lies between the exact
  *   value and the structured one (the structured ball gives the attackers
  *   their own noise too, docs/local-bounds.md).
- * - The refusals of what it does not take (a schedule, --tightness).
+ * - A time-varying schedule within the graph's edges (matching).
+ * - The refusals: --tightness (no mu_lower); a run whose ball node sends
+ *   beyond the shell (a protocol or a schedule off the graph's edges).
  * Built a second time in tests/plugins (exporting the plugin API): the
  * example plugin gossip-pairs (point-to-point messages, proto_node_send)
  * against the observer path, in sync and deadline modes.
@@ -31,6 +33,7 @@ typedef struct {
   guint T, b;
   const char *mode, *latency, *loss;
   const char *accountant; /* NULL: streaming */
+  const char *schedule;   /* NULL: static */
 } Case;
 
 /* Validated, planned and executed; the path must be @path. */
@@ -53,6 +56,7 @@ static ProtoAccountJob *job(const Case *c, const TopoGraph *g, const char *path,
   r.latency = c->latency;
   r.loss = c->loss;
   r.accountant = c->accountant;
+  r.schedule = c->schedule;
   GError *e = NULL;
   ProtoAccountJob *j = proto_account_validate(&r, NULL, &e);
   g_assert_no_error(e);
@@ -246,6 +250,13 @@ static const Case zip_cases[] = {
      .mode = "stale:s=1",
      .latency = "lognormal:mu=1.5,sigma=0.6",
      .loss = "0.1"},
+    {.graph = "regular:n=24,d=4,seed=6",
+     .protocol = "zipdl",
+     .trust = "pndp",
+     .attackers = "0",
+     .T = 4,
+     .b = 1,
+     .schedule = "matching"},
 };
 
 static const Case dsgd_cases[] = {
@@ -295,6 +306,21 @@ static const ProtoVTable far_vtable = {
     .on_message = far_message,
 };
 
+/* @r on @graph: refused after the run with @msg. */
+static void refused_after_run(const ProtoAccountRequest *r, const char *graph, const char *msg) {
+  GError *e = NULL;
+  ProtoAccountJob *j = proto_account_validate(r, NULL, &e);
+  g_assert_no_error(e);
+  TopoGraph *g = topo_graph_generate(graph, &e);
+  g_assert_no_error(e);
+  g_assert_true(proto_account_job_plan(j, g, "graph", NULL, &e));
+  g_assert_false(proto_account_job_execute(j, &e));
+  g_assert_cmpstr(e->message, ==, msg);
+  g_clear_error(&e);
+  proto_account_job_free(j);
+  topo_graph_free(g);
+}
+
 static void test_refusals(void) {
   const char *att[] = {"0", NULL};
   ProtoAccountRequest r;
@@ -304,42 +330,34 @@ static void test_refusals(void) {
   r.attackers = att;
   r.protocol = "zipdl";
   r.path = "local";
-  r.radius = 2;
-  r.schedule = "matching";
-  GError *e = NULL;
-  g_assert_null(proto_account_validate(&r, NULL, &e));
-  g_assert_cmpstr(e->message, ==,
-                  "--path local accounts 'zipdl' on the observer path's ball, whose hops are "
-                  "counted on the static graph: drop --schedule matching, or use --path observer");
-  g_clear_error(&e);
-  r.schedule = NULL;
-  r.radius = -1;
   r.tightness = 2;
+  GError *e = NULL;
   g_assert_null(proto_account_validate(&r, NULL, &e));
   g_assert_cmpstr(e->message, ==,
                   "--tightness 2: 'zipdl' is bounded on the observer path's ball, which computes "
                   "no mu_lower; give --radius R");
   g_clear_error(&e);
-  /* Off the graph's edges: the ball does not hold what it tells the
-   * outside, and the bound is refused after the run. */
+  /* Off the graph's edges, the ball does not hold what it tells the
+   * outside: refused after the run. A protocol that sends beyond its
+   * neighbours, */
   g_assert_true(proto_registry_register(&far_vtable, &e));
   g_assert_no_error(e);
   r.protocol = "test-far-talk";
   r.tightness = 0;
   r.radius = 1;
-  ProtoAccountJob *j = proto_account_validate(&r, NULL, &e);
-  g_assert_no_error(e);
-  TopoGraph *g = topo_graph_generate("ring:n=12", &e);
-  g_assert_true(proto_account_job_plan(j, g, "ring", NULL, &e));
-  g_assert_false(proto_account_job_execute(j, &e));
-  g_assert_cmpstr(e->message, ==,
-                  "--path local: 'test-far-talk' sent a message from ball node 0 to node 6, more "
-                  "than 2 hops from the attackers (beyond the shell): the ball, counted on the "
-                  "graph's edges, does not hold what its victims tell the outside (use --path "
-                  "observer)");
-  g_clear_error(&e);
-  proto_account_job_free(j);
-  topo_graph_free(g);
+  refused_after_run(&r, "ring:n=12",
+                    "--path local: ball node 0 sent a message to node 6, more than 2 hops from the "
+                    "attackers (beyond the shell): the ball, counted on the graph's edges, does "
+                    "not hold what its victims tell the outside ('test-far-talk' sends off the "
+                    "graph's edges; use --path observer)");
+  /* and a schedule that pairs nodes the graph does not join. */
+  r.protocol = "zipdl";
+  r.schedule = "matching:complete=true";
+  refused_after_run(&r, "ring:n=12",
+                    "--path local: ball node 1 sent a message to node 7, more than 2 hops from the "
+                    "attackers (beyond the shell): the ball, counted on the graph's edges, does "
+                    "not hold what its victims tell the outside ('zipdl' on --schedule "
+                    "matching:complete=true sends off the graph's edges; use --path observer)");
 }
 #endif
 
@@ -375,9 +393,9 @@ int main(int argc, char **argv) {
   g_test_add_data_func("/account-ball/plugin/sync", &plugin_cases[0], check_against_observer);
   g_test_add_data_func("/account-ball/plugin/deadline", &plugin_cases[1], check_against_observer);
 #else
-  static const char *const zip_names[] = {
-      "pndp-one",    "pndp-pair-b2", "secldp-one", "pndp-pair-dense",
-      "ldp-pair-b2", "deadline",     "stale"};
+  static const char *const zip_names[] = {"pndp-one",        "pndp-pair-b2", "secldp-one",
+                                          "pndp-pair-dense", "ldp-pair-b2",  "deadline",
+                                          "stale",           "matching"};
   for (guint i = 0; i < G_N_ELEMENTS(zip_cases); i++) {
     char *name = g_strdup_printf("/account-ball/zipdl/%s", zip_names[i]);
     g_test_add_data_func(name, &zip_cases[i], check_against_observer);
