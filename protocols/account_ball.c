@@ -17,6 +17,7 @@
  */
 #define G_LOG_DOMAIN "dpg-protocols"
 
+#include <math.h>
 #include <string.h>
 
 #include "protocols/internal.h"
@@ -81,6 +82,34 @@ static void on_sent(const SimBusEvent *ev, gpointer data) {
   }
 }
 
+/* Progress of accounting @a's ball run, as its share of the job. */
+typedef struct {
+  const ProtoAccountJob *j;
+  guint a;
+  const char *what;
+} BallProgress;
+
+static void ball_report(const BallProgress *bp, double fraction, guint64 done, guint64 total) {
+  const ProtoAccountJob *j = bp->j;
+  char *what = j->n_acs > 1
+                   ? g_strdup_printf("%s, attacker set %u/%u", bp->what, bp->a + 1, j->n_acs)
+                   : g_strdup(bp->what);
+  ProtoAccountProgress p = {(bp->a + fraction) / j->n_acs, done, total, what};
+  j->progress(&p, j->progress_data);
+  g_free(what);
+}
+
+/* The streaming accountant's checkpoints. */
+static void on_steps(guint steps, guint T, gpointer data) {
+  ball_report(data, (double)steps / MAX(T, 1u), steps, T);
+}
+
+/* The dense accountant's simulation. */
+static void on_fraction(double fraction, gpointer data) {
+  const BallProgress *bp = data;
+  ball_report(bp, fraction, (guint64)llround(fraction * bp->j->T), bp->j->T);
+}
+
 PrivReport *proto_account_ball(ProtoAccountJob *j, guint a, const ProtoRunConfig *cfg,
                                const PrivAccountOptions *opt, PrivLocalInfo *info, GError **error) {
   g_return_val_if_fail(j != NULL && a < j->n_acs && cfg != NULL && opt != NULL, NULL);
@@ -97,6 +126,13 @@ PrivReport *proto_account_ball(ProtoAccountJob *j, guint a, const ProtoRunConfig
       members[n_members++] = u;
   ProtoObservedView view = {ac->trust, members, n_members};
   ProtoObserveOptions oo = {.views = &view, .n_views = 1, .T = j->T, .streaming = j->streaming};
+  BallProgress bp = {j, a,
+                     j->streaming ? "steps accounted on the ball (whole run simulated)"
+                                  : "steps simulated (the ball's provenance)"};
+  if (j->progress != NULL && j->streaming) {
+    oo.progress = on_steps;
+    oo.progress_data = &bp;
+  }
   ProtoRunConfig rc = *cfg;
   rc.kept = (const guint *)(void *)ball->data;
   rc.n_kept = ball->len;
@@ -111,6 +147,8 @@ PrivReport *proto_account_ball(ProtoAccountJob *j, guint a, const ProtoRunConfig
   if (sub != 0 &&
       proto_account_job_set_links(j, proto_run_engine(proto_observed_run_proto(o)), error)) {
     ProtoRun *run = proto_observed_run_proto(o);
+    if (j->progress != NULL && !j->streaming)
+      proto_run_set_progress(run, on_fraction, &bp);
     if (j->on_run)
       j->on_run(run, TRUE, j->on_run_data);
     gboolean ran = proto_observed_run_run(o, error);
