@@ -1716,7 +1716,9 @@ gboolean proto_account_job_execute(ProtoAccountJob *j, GError **error);
  * proto_account_job_observe: the views of a planned observer-path job, one
  * per accounting in order, for a run of the caller's own (a training run:
  * proto_observed_run_new with storage SIM_LIN_SPARSE); NULL on the
- * structured path, which needs no observer. Valid until the job is freed.
+ * structured path, which needs no observer, and on the local path's
+ * observer ball, which simulates its own runs (proto_account_job_execute
+ * does). Valid until the job is freed.
  * O(accountings) once.
  */
 const ProtoObserveOptions *proto_account_job_observe(ProtoAccountJob *j);
@@ -1725,8 +1727,8 @@ const ProtoObserveOptions *proto_account_job_observe(ProtoAccountJob *j);
  * proto_account_job_execute_observed: the reports of a planned job whose
  * observer path is @run, the caller's run observed with
  * proto_account_job_observe's views and already run (borrowed; j->stats
- * are its counters); on the structured path, proto_account_job_execute
- * (@run is not read).
+ * are its counters); on the structured path and the local path's
+ * observer ball, proto_account_job_execute (@run is not read).
  * Errors: those of proto_observed_run_blocks and the accountants.
  * Complexity: per view, that of proto_observed_run_blocks and the report.
  */
