@@ -71,7 +71,7 @@ bad:
 
 gboolean priv_knowledge_add_linvec(PrivKnowledge *k, const SimLinvec *v, GError **error) {
   g_return_val_if_fail(k != NULL && v != NULL, FALSE);
-  guint vn = sim_lin_space_n_nodes(sim_linvec_space(v));
+  guint vn = sim_lin_space_n_kept(sim_linvec_space(v)); /* its gradient columns' nodes */
   if (vn != k->n) {
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
                 "a linvec of a %u-node space cannot join the knowledge of a %u-node network", vn,

@@ -13,14 +13,17 @@ typedef struct {
   const PrivTrustModel *model; /* its row: what it sees and knows */
   guint *members;
   guint n_members;
-  gboolean *is_member; /* n */
-  GArray *rows;        /* guint: ids in the observer's row pool */
-  GHashTable *seen;    /* row id + 1 */
+  gboolean *is_member;      /* n: by node id (what it sees, which noise it owns) */
+  gboolean *is_kept_member; /* n_kept: by kept index (sim_lin_space_keep_nodes), the
+                             * gradient columns' nodes; NULL when every node is kept */
+  GArray *rows;             /* guint: ids in the observer's row pool */
+  GHashTable *seen;         /* row id + 1 */
 } View;
 
 struct PrivObserver {
   SimLinSpace *space;
-  guint n;
+  guint n;      /* the network's nodes */
+  guint n_kept; /* the nodes with gradient columns (sim_lin_space_n_kept) */
   GPtrArray *views;
   /* Row pool, shared by the views: each distinct row once, CSR-like as in
    * PrivKnowledge (gradient entries first). */
@@ -55,6 +58,7 @@ static void view_free(gpointer p) {
   View *v = p;
   g_free(v->members);
   g_free(v->is_member);
+  g_free(v->is_kept_member);
   g_array_unref(v->rows);
   g_hash_table_unref(v->seen);
   g_free(v);
@@ -68,6 +72,7 @@ PrivObserver *priv_observer_new(SimLinSpace *space, GError **error) {
   PrivObserver *o = g_new0(PrivObserver, 1);
   o->space = sim_lin_space_ref(space);
   o->n = sim_lin_space_n_nodes(space);
+  o->n_kept = sim_lin_space_n_kept(space);
   o->views = g_ptr_array_new_with_free_func(view_free);
   priv_row_set_init(&o->rows);
   return o;
@@ -116,6 +121,16 @@ guint priv_observer_add_view(PrivObserver *o, PrivTrust trust, const guint *memb
   v->members = g_memdup2(members, sizeof(guint) * n_members);
   v->n_members = n_members;
   v->is_member = is_member;
+  if (o->n_kept != o->n) {
+    /* Members the space does not keep (the ball's shell) see, but own no
+     * column: their gradients and noise are no provenance. */
+    v->is_kept_member = g_new0(gboolean, o->n_kept);
+    for (guint i = 0; i < n_members; i++) {
+      guint k = sim_lin_space_kept_index(o->space, members[i]);
+      if (k != G_MAXUINT)
+        v->is_kept_member[k] = TRUE;
+    }
+  }
   v->rows = g_array_new(FALSE, FALSE, sizeof(guint));
   v->seen = g_hash_table_new(g_direct_hash, g_direct_equal);
   g_ptr_array_add(o->views, v);
@@ -176,6 +191,10 @@ void priv_observer_observe(PrivObserver *o, const SimBusEvent *ev) {
   const SimLinvec *payload = sim_message_provenance(ev->message);
   if (!payload)
     return; /* not a model: nothing to account */
+  /* An empty provenance is a known value (a colluder's message on the local
+   * path's ball, sim_lin_space_keep_nodes): it observes nothing. */
+  if (sim_linvec_nnz(payload, SIM_LIN_BOTH) == 0)
+    return;
   guint id = G_MAXUINT;
   for (guint i = 0; i < o->views->len; i++) {
     View *v = g_ptr_array_index(o->views, i);
@@ -259,7 +278,7 @@ PrivKnowledge *priv_observer_knowledge(const PrivObserver *o, guint view, GError
     return NULL;
   }
   const View *v = g_ptr_array_index(o->views, view);
-  PrivKnowledge *k = priv_knowledge_new(o->n, error);
+  PrivKnowledge *k = priv_knowledge_new(o->n_kept, error);
   if (!k)
     return NULL;
   PrivRowPool pool = priv_row_set_pool(&o->rows);
@@ -275,8 +294,11 @@ PrivKnowledge *priv_observer_knowledge(const PrivObserver *o, guint view, GError
       return NULL;
     }
   }
-  for (guint i = 0; i < v->n_members; i++)
-    priv_knowledge_add_attacker(k, v->members[i], NULL);
+  for (guint i = 0; i < v->n_members; i++) {
+    guint kept = sim_lin_space_kept_index(o->space, v->members[i]);
+    if (kept != G_MAXUINT)
+      priv_knowledge_add_attacker(k, kept, NULL);
+  }
   const SimNoiseRegistry *reg = sim_lin_space_noise(o->space);
   guint count = sim_noise_registry_count(reg);
   for (guint id = 0; id < count; id++)
@@ -300,7 +322,8 @@ gboolean priv_observer_set_streaming(PrivObserver *o, const PrivStreamOptions *o
     return FALSE;
   for (guint i = 0; i < o->views->len; i++) {
     const View *v = g_ptr_array_index(o->views, i);
-    if (!priv_stream_add_view(s, v->trust, v->is_member, error)) {
+    const gboolean *kept = v->is_kept_member ? v->is_kept_member : v->is_member;
+    if (!priv_stream_add_view_kept(s, v->trust, kept, v->is_member, error)) {
       priv_stream_free(s);
       return FALSE;
     }

@@ -24,6 +24,11 @@ G_BEGIN_DECLS
  * later dropped: an eavesdropper sees the wire); PNDP views see the messages
  * DELIVERED to their members. Rows are copied sparsely (payloads may be freed
  * later) and stored once for all views (identical rows are kept once).
+ * On a space that keeps a set of nodes (sim_lin_space_keep_nodes, the local
+ * path's ball) the views' members are node ids as always; the blocks
+ * (priv_observer_knowledge, priv_observer_stream_blocks) are over the kept
+ * nodes, node i of the blocks the i-th kept node, and a member the space
+ * does not keep sees messages but is no node of the blocks.
  */
 typedef struct PrivObserver PrivObserver;
 

@@ -63,8 +63,9 @@
 
 typedef struct {
   PrivTrust trust;
-  gboolean *is_member; /* n */
-  double *R;           /* Sv x r, row-major: the state's noise */
+  gboolean *is_member;  /* n: by kept index, the gradient columns' nodes */
+  gboolean *owns_noise; /* n_nodes: by node id, the noise owners (sim_lin_space_keep_nodes) */
+  double *R;            /* Sv x r, row-major: the state's noise */
   /* The state variables the view carries: a transition row the view has
    * observed (or one of its constants only) is a constant to it, given its
    * observations, and has no row in R (nor in Gamma). */
@@ -129,6 +130,7 @@ enum { MARK_TOUCHED = 1, MARK_PREV = 2, MARK_NOW = 4, MARK_RETAINED = 8 };
 static void sview_free(gpointer p) {
   SView *v = p;
   g_free(v->is_member);
+  g_free(v->owns_noise);
   g_free(v->R);
   g_free(v->loc);
   g_free(v->carry_start);
@@ -158,7 +160,7 @@ PrivStream *priv_stream_new(SimLinSpace *space, const PrivStreamOptions *opt, GE
   PrivStream *s = g_new0(PrivStream, 1);
   s->space = sim_lin_space_ref(space);
   s->reg = sim_lin_space_noise(space);
-  s->n = sim_lin_space_n_nodes(space);
+  s->n = sim_lin_space_n_kept(space); /* the gradient columns' nodes */
   s->T = o.T;
   s->ld = (gsize)s->n * o.T;
   s->clip = o.clip;
@@ -200,6 +202,11 @@ void priv_stream_free(PrivStream *s) {
 
 gboolean priv_stream_add_view(PrivStream *s, PrivTrust trust, const gboolean *is_member,
                               GError **error) {
+  return priv_stream_add_view_kept(s, trust, is_member, is_member, error);
+}
+
+gboolean priv_stream_add_view_kept(PrivStream *s, PrivTrust trust, const gboolean *is_member,
+                                   const gboolean *owns_noise, GError **error) {
   /* Before the run, not hours into it: the views' blocks (and the copy
    * handed out at the end) are the part of the memory that grows as T^2. */
   gsize block = (gsize)s->n * s->T * s->T;
@@ -240,6 +247,7 @@ gboolean priv_stream_add_view(PrivStream *s, PrivTrust trust, const gboolean *is
   SView *v = g_new0(SView, 1);
   v->trust = trust;
   v->is_member = g_memdup2(is_member, s->n * sizeof(gboolean));
+  v->owns_noise = g_memdup2(owns_noise, sim_lin_space_n_nodes(s->space) * sizeof(gboolean));
   v->grad = grad;
   g_ptr_array_add(s->views, v);
   return TRUE;
@@ -1105,7 +1113,8 @@ static gboolean period_columns(PrivStream *s, SView *v, const PrivRowPool *p, GA
                                guint n_obs, Work *w, GError **error) {
   w->known = g_new0(gboolean, MAX(m, 1));
   for (guint c = 0; c < m; c++)
-    w->known[c] = priv_trust_knows_noise(v->trust, v->is_member, s->n, s->reg,
+    w->known[c] = priv_trust_knows_noise(v->trust, v->owns_noise,
+                                         sim_lin_space_n_nodes(s->space), s->reg,
                                          g_array_index(s->fresh_ids, SimNoiseId, c));
   w->rows = g_array_new(FALSE, FALSE, sizeof(guint));
   w->weight = g_array_new(FALSE, FALSE, sizeof(double));

@@ -173,6 +173,13 @@ void priv_stream_free(PrivStream *s);
  * memory for its blocks. Errors: PRIV_ERROR_MEMORY. */
 gboolean priv_stream_add_view(PrivStream *s, PrivTrust trust, const gboolean *is_member,
                               GError **error);
+/* priv_stream_add_view on a space that keeps a set of nodes
+ * (sim_lin_space_keep_nodes): @is_kept_member flags the members by kept
+ * index (the gradient columns' nodes, sim_lin_space_n_kept entries),
+ * @is_member by node id (the noise owners, sim_lin_space_n_nodes entries).
+ * Both copied. */
+gboolean priv_stream_add_view_kept(PrivStream *s, PrivTrust trust, const gboolean *is_kept_member,
+                                   const gboolean *is_member, GError **error);
 
 /*
  * priv_stream_period: ends a period. View i observed the pool rows

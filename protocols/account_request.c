@@ -224,7 +224,10 @@ static void plan_path(ProtoAccountJob *j) {
                            .recordable = proto_account_job_recordable(j)};
     j->path = proto_account_plan(&pc, &j->path_reason);
   } else {
-    j->path_reason = j->radius                             ? "asked: --path local"
+    j->path_reason = j->radius && j->path == PROTO_ACCOUNT_OBSERVER
+                         ? "asked: --path local, on the observer path's ball: the whole run "
+                           "simulated, its provenance kept over the ball"
+                     : j->radius                           ? "asked: --path local"
                      : j->path == PROTO_ACCOUNT_STRUCTURED ? "asked: --path structured"
                                                            : "asked: --path observer";
   }
@@ -761,8 +764,7 @@ static ProtoRunConfig run_config(const ProtoAccountJob *j) {
   return cfg;
 }
 
-/* The link overrides on @engine. */
-static gboolean set_links(const ProtoAccountJob *j, SimEngine *engine, GError **error) {
+gboolean proto_account_job_set_links(const ProtoAccountJob *j, SimEngine *engine, GError **error) {
   for (guint i = 0; i < j->links->len; i++) {
     const ProtoAccountLink *l = &g_array_index(j->links, ProtoAccountLink, i);
     gboolean ok = l->down ? sim_engine_set_link_down(engine, l->from, l->to, TRUE, error)
@@ -808,8 +810,8 @@ static void merge_every_node(ProtoAccountJob *j) {
 
 const ProtoObserveOptions *proto_account_job_observe(ProtoAccountJob *j) {
   g_return_val_if_fail(j != NULL && j->graph != NULL, NULL);
-  if (j->path != PROTO_ACCOUNT_OBSERVER)
-    return NULL;
+  if (j->path != PROTO_ACCOUNT_OBSERVER || j->radius)
+    return NULL; /* a ball's run is its own (proto_account_ball) */
   if (j->views == NULL) {
     j->views = g_new(ProtoObservedView, MAX(j->n_acs, 1));
     for (guint a = 0; a < j->n_acs; a++)
@@ -880,7 +882,7 @@ static gboolean execute_observer(ProtoAccountJob *j, GError **error) {
   ProtoRun *run = proto_observed_run_proto(o);
   if (j->progress != NULL && !j->streaming)
     proto_run_set_progress(run, on_step, j);
-  gboolean ok = set_links(j, proto_run_engine(run), error);
+  gboolean ok = proto_account_job_set_links(j, proto_run_engine(run), error);
   if (ok) {
     if (j->on_run)
       j->on_run(run, TRUE, j->on_run_data);
@@ -900,7 +902,7 @@ static gboolean execute_observer(ProtoAccountJob *j, GError **error) {
 gboolean proto_account_job_execute_observed(ProtoAccountJob *j, ProtoObservedRun *run,
                                             GError **error) {
   g_return_val_if_fail(j != NULL && j->graph != NULL, FALSE);
-  if (j->path != PROTO_ACCOUNT_OBSERVER)
+  if (j->path != PROTO_ACCOUNT_OBSERVER || j->radius)
     return proto_account_job_execute(j, error);
   g_return_val_if_fail(run != NULL, FALSE);
   proto_run_get_stats(proto_observed_run_proto(run), &j->stats);
@@ -910,9 +912,35 @@ gboolean proto_account_job_execute_observed(ProtoAccountJob *j, ProtoObservedRun
   return TRUE;
 }
 
+/* The local path on the observer path: one run per accounting, its
+ * provenance over the accounting's ball (protocols/account_ball.c). */
+static gboolean execute_balls(ProtoAccountJob *j, GError **error) {
+  if (!proto_account_job_prepare(j, error))
+    return FALSE;
+  ProtoRunConfig cfg = run_config(j);
+  for (guint a = 0; a < j->n_acs; a++) {
+    ProtoAccounting *ac = &j->acs[a];
+    PrivAccountOptions opt = report_options(j);
+    ItemProgress ip = {j, a};
+    if (j->progress) {
+      opt.progress = item_progress;
+      opt.progress_data = &ip;
+    }
+    j->at = a;
+    if (!check_cancel(j, error) ||
+        (ac->report = proto_account_ball(j, a, &cfg, &opt, &ac->local, error)) == NULL ||
+        !cap_report(j, ac, &opt, error) || !muffliato(j, ac, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
 gboolean proto_account_job_execute(ProtoAccountJob *j, GError **error) {
   g_return_val_if_fail(j != NULL && j->graph != NULL, FALSE);
-  if (j->path == PROTO_ACCOUNT_OBSERVER) {
+  if (j->path == PROTO_ACCOUNT_OBSERVER && j->radius) {
+    if (!execute_balls(j, error))
+      return FALSE;
+  } else if (j->path == PROTO_ACCOUNT_OBSERVER) {
     if (!execute_observer(j, error))
       return FALSE;
   } else {

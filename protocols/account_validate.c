@@ -351,17 +351,19 @@ static gboolean check_run(const ProtoAccountRequest *r, ProtoAccountJob *j,
  * simulate; --compare. */
 static gboolean check_exclusions(const ProtoAccountRequest *r, ProtoAccountJob *j,
                                  ProtoAccountRefusal *refusal, GError **error) {
+  if (!j->path_auto && j->path == PROTO_ACCOUNT_STRUCTURED && j->radius && !j->proto.structured) {
+    /* What the structured path cannot account (Zip-DL, plugins, DECOR's
+     * secrets without local noise, a C fitted exactly inside the run):
+     * the ball on the observer path, the whole run simulated
+     * (protocols/account_ball.c, docs/local-bounds.md). */
+    if (j->tightness != 0)
+      return refuse(refusal, PROTO_REFUSED_RULE, error,
+                    "--tightness %g: '%s' is bounded on the observer path's ball, which computes "
+                    "no mu_lower; give --radius R",
+                    j->tightness, j->protocol);
+    j->path = PROTO_ACCOUNT_OBSERVER;
+  }
   if (!j->path_auto && j->path == PROTO_ACCOUNT_STRUCTURED) {
-    if (j->radius && j->proto.protocol == PRIV_PROTOCOL_DECOR && !j->proto.structured)
-      return refuse(refusal, PROTO_REFUSED_RULE, error,
-                    "--path local bounds DECOR in units of its local noise: edge secrets without "
-                    "local noise (sigma = 0 < sigma_secret) need --path observer or auto");
-    if (j->radius && !j->proto.structured)
-      return refuse(refusal, PROTO_REFUSED_RULE, error,
-                    "--path local bounds the structured path's accounting: it knows dsgd, "
-                    "muffliato, decor, antipgd and mfdsgd/mafalda with a given C or a C fitted "
-                    "from a sketch (probes=K), not '%s' (use --path observer or auto)",
-                    j->protocol);
     gboolean async = r->mode && j->mode.kind != PROTO_MODE_SYNC;
     if (j->radius && async && j->proto.structured && proto_account_job_recordable(j)) {
       /* The ball's part of the run's record (docs/local-bounds.md). */

@@ -355,6 +355,29 @@ double *proto_cmatrix_lower_inverse(const double *C, guint T);
 /* Largest t - s over nonzero entries M[t,s], s < t (0 for a diagonal M). */
 guint proto_cmatrix_bandwidth(const double *M, guint T);
 
+/* ---- The local path on the observer path (account_ball.c) ------------------ */
+
+/*
+ * proto_account_ball: the local bound of accounting @a of planned job @j
+ * at j->radius (docs/local-bounds.md, "The observer path's ball"): @cfg's
+ * run of the whole graph (j's links set on it), its provenance kept over
+ * the ball only (ProtoRunConfig.kept), observed by the attackers and the
+ * shell under the accounting's trust model; the dense or streaming
+ * accountant as j->streaming says. Victims: the ball's, node ids of the
+ * graph, distance their hops; mu_lower 0 (not computed) unless the ball
+ * covers the graph (then mu, the exact value). @info: (out) the ball.
+ * Errors: proto_observed_run_new's (the memory pre-checks, over the ball's
+ * columns), the run's, the accountant's (PRIV_ERROR_MEMORY prefixed with
+ * the ball's size), priv_account_report's.
+ * Complexity: the whole run's simulation, then the accountant on |ball| T
+ * gradient columns.
+ */
+PrivReport *proto_account_ball(ProtoAccountJob *j, guint a, const ProtoRunConfig *cfg,
+                               const PrivAccountOptions *opt, PrivLocalInfo *info,
+                               GError **error);
+/* The job's link overrides on @engine ("--link FROM:TO: ..." errors). */
+gboolean proto_account_job_set_links(const ProtoAccountJob *j, SimEngine *engine, GError **error);
+
 /* ---- Built-in protocols ----------------------------------------------------- */
 
 extern const ProtoVTable proto_dsgd_vtable;

@@ -35,7 +35,8 @@ static gboolean check_memory(const ProtoRunConfig *cfg, const ProtoObserveOption
     rows = MAX(rows, seen);
   }
   topo_graph_free(g);
-  gsize cols = n * (gsize)o->T;
+  /* A ball's run (cfg->kept) has columns for the ball's nodes only. */
+  gsize cols = (cfg->kept ? cfg->n_kept : n) * (gsize)o->T;
   return priv_knowledge_check_memory(rows * (gsize)o->T, cols, cols, 0, error);
 }
 

@@ -301,6 +301,11 @@ typedef struct {
   guint eval_rows;
 
   SimLinStorage storage; /* provenance: default SIM_LIN_SPARSE; SIM_LIN_NONE: off */
+  /* Nullable, borrowed: provenance over these @n_kept nodes only (increasing
+   * ids), every other node known to the attackers (sim_lin_space_keep_nodes:
+   * the local path's ball, docs/local-bounds.md). NULL: every node. */
+  const guint *kept;
+  guint n_kept;
   /* A streaming observer rebases the provenance at every round (privacy/
    * stream.c): a linvec's coefficients then span one round, not the run.
    * Only the memory pre-check of proto_run_new reads it. */
@@ -1711,7 +1716,9 @@ gboolean proto_account_job_execute(ProtoAccountJob *j, GError **error);
  * proto_account_job_observe: the views of a planned observer-path job, one
  * per accounting in order, for a run of the caller's own (a training run:
  * proto_observed_run_new with storage SIM_LIN_SPARSE); NULL on the
- * structured path, which needs no observer. Valid until the job is freed.
+ * structured path, which needs no observer, and on the local path's
+ * observer ball, which simulates its own runs (proto_account_job_execute
+ * does). Valid until the job is freed.
  * O(accountings) once.
  */
 const ProtoObserveOptions *proto_account_job_observe(ProtoAccountJob *j);
@@ -1720,8 +1727,8 @@ const ProtoObserveOptions *proto_account_job_observe(ProtoAccountJob *j);
  * proto_account_job_execute_observed: the reports of a planned job whose
  * observer path is @run, the caller's run observed with
  * proto_account_job_observe's views and already run (borrowed; j->stats
- * are its counters); on the structured path, proto_account_job_execute
- * (@run is not read).
+ * are its counters); on the structured path and the local path's
+ * observer ball, proto_account_job_execute (@run is not read).
  * Errors: those of proto_observed_run_blocks and the accountants.
  * Complexity: per view, that of proto_observed_run_blocks and the report.
  */

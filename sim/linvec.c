@@ -48,6 +48,7 @@ SimLinSpace *sim_lin_space_new(SimNoiseRegistry *noise, gsize dim, SimLinStorage
   if (max_rounds > 0 && max_rounds < s->round_limit)
     s->round_limit = max_rounds;
   s->live = g_ptr_array_new();
+  s->n_kept = s->n_nodes;
   return s;
 }
 
@@ -62,6 +63,8 @@ void sim_lin_space_unref(SimLinSpace *space) {
     return;
   sim_noise_registry_unref(space->noise);
   g_ptr_array_unref(space->live);
+  g_free(space->kept_index);
+  g_free(space->kept_node);
   g_free(space);
 }
 
@@ -96,14 +99,77 @@ guint sim_lin_space_n_rounds(const SimLinSpace *space) {
 }
 
 guint32 sim_lin_space_grad_column(const SimLinSpace *space, guint u, guint t) {
-  return (guint32)((guint64)t * space->n_nodes + u);
+  guint i = space->kept_index ? space->kept_index[u] : u;
+  return (guint32)((guint64)t * space->n_kept + i);
 }
 
 void sim_lin_space_grad_slot(const SimLinSpace *space, guint32 column, guint *u, guint *t) {
+  guint i = column % space->n_kept;
   if (u != NULL)
-    *u = column % space->n_nodes;
+    *u = space->kept_node ? space->kept_node[i] : i;
   if (t != NULL)
-    *t = column / space->n_nodes;
+    *t = column / space->n_kept;
+}
+
+gboolean sim_lin_space_keep_nodes(SimLinSpace *space, const guint *keep, guint n_keep,
+                                  GError **error) {
+  g_return_val_if_fail(space != NULL, FALSE);
+  const char *why = space->kept_index != NULL ? "the space keeps a set of nodes already"
+                    : space->live->len > 0 || space->n_rounds > 0
+                        ? "linvecs exist already (keep the nodes before the first one)"
+                    : n_keep == 0 || keep == NULL ? "no node to keep"
+                                                  : NULL;
+  for (guint i = 0; why == NULL && i < n_keep; i++)
+    if (keep[i] >= space->n_nodes || (i > 0 && keep[i] <= keep[i - 1]))
+      why = "the kept nodes must be increasing node ids below the network size";
+  if (why != NULL) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+                "linvec space: cannot keep %u of %u nodes: %s", n_keep, space->n_nodes, why);
+    return FALSE;
+  }
+  space->kept_index = g_new(guint, space->n_nodes);
+  memset(space->kept_index, 0xff, sizeof(guint) * space->n_nodes);
+  space->kept_node = g_memdup2(keep, sizeof(guint) * n_keep);
+  for (guint i = 0; i < n_keep; i++)
+    space->kept_index[keep[i]] = i;
+  space->n_kept = n_keep;
+  /* Every column t * n_kept + i of rounds t < round_limit fits in 32 bits. */
+  space->round_limit = (guint)(G_MAXUINT32 / n_keep);
+  if (space->max_rounds > 0 && space->max_rounds < space->round_limit)
+    space->round_limit = space->max_rounds;
+  return TRUE;
+}
+
+guint sim_lin_space_n_kept(const SimLinSpace *space) {
+  g_return_val_if_fail(space != NULL, 0);
+  return space->n_kept;
+}
+
+guint sim_lin_space_kept_index(const SimLinSpace *space, guint u) {
+  g_return_val_if_fail(space != NULL && u < space->n_nodes, G_MAXUINT);
+  return space->kept_index ? space->kept_index[u] : u;
+}
+
+/* Whether noise variable @k is known to the colluders of a space that keeps
+ * a set of nodes: one of its owners is not kept. */
+static gboolean noise_known(const SimLinSpace *s, SimNoiseId k) {
+  if (s->kept_index == NULL)
+    return FALSE;
+  guint no = sim_noise_n_owners(s->noise, k);
+  for (guint j = 0; j < no; j++) {
+    guint owner = sim_noise_owner(s->noise, k, j);
+    if (owner < s->n_nodes && s->kept_index[owner] == G_MAXUINT)
+      return TRUE;
+  }
+  return FALSE;
+}
+
+void lin_forget_if_known(SimLinvec *v, guint from) {
+  const SimLinSpace *s = v->space;
+  if (s->kept_index != NULL && (from >= s->n_nodes || s->kept_index[from] == G_MAXUINT)) {
+    v->row[0].len = 0;
+    v->row[1].len = 0;
+  }
 }
 
 guint sim_lin_space_n_live(const SimLinSpace *space) {
@@ -460,7 +526,8 @@ gboolean sim_linvec_add_gradient(SimLinvec *v, double coeff, guint u, guint t, c
     return FALSE;
   if (s->dim > 0)
     data_axpy(v->data, coeff, g, s->dim);
-  row_add(v, ROW_GRAD, sim_lin_space_grad_column(s, u, t), coeff);
+  if (s->kept_index == NULL || s->kept_index[u] != G_MAXUINT)
+    row_add(v, ROW_GRAD, sim_lin_space_grad_column(s, u, t), coeff);
   if (t >= s->n_rounds)
     s->n_rounds = t + 1;
   return TRUE;
@@ -483,7 +550,8 @@ gboolean sim_linvec_add_noise(SimLinvec *v, double coeff, SimNoiseId k, const do
   double c = coeff * sim_noise_std(s->noise, k);
   if (s->dim > 0)
     data_axpy(v->data, c, z, s->dim);
-  row_add(v, ROW_NOISE, k, c);
+  if (!noise_known(s, k))
+    row_add(v, ROW_NOISE, k, c);
   return TRUE;
 }
 
@@ -512,7 +580,8 @@ gboolean sim_linvec_add_noise_sum(SimLinvec *v, guint count, const double *coeff
     data_axpy(v->data, scale, sum, s->dim);
   if (!none(v))
     for (guint i = 0; i < count; i++)
-      row_add(v, ROW_NOISE, ids[i], coeffs[i] * sim_noise_std(s->noise, ids[i]));
+      if (!noise_known(s, ids[i]))
+        row_add(v, ROW_NOISE, ids[i], coeffs[i] * sim_noise_std(s->noise, ids[i]));
   return TRUE;
 }
 
@@ -561,6 +630,8 @@ double sim_linvec_grad_coeff(const SimLinvec *v, guint u, guint t) {
     return NAN;
   if (t >= v->space->round_limit)
     return 0.0; /* no such column can hold a coefficient */
+  if (v->space->kept_index != NULL && v->space->kept_index[u] == G_MAXUINT)
+    return 0.0; /* a known node's slot is no column */
   return row_get(v, ROW_GRAD, sim_lin_space_grad_column(v->space, u, t));
 }
 

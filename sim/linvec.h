@@ -92,10 +92,44 @@ guint sim_lin_space_max_rounds(const SimLinSpace *space);
 /** 1 + the largest round t passed to sim_linvec_add_gradient so far (0 if
  * none): A needs n * n_rounds columns. O(1). */
 guint sim_lin_space_n_rounds(const SimLinSpace *space);
-/** Column t * n + u of gradient slot (u, t); no range check. */
+/** Column t * n + u of gradient slot (u, t); no range check. In a space
+ * that keeps a set of nodes (sim_lin_space_keep_nodes), t * n_kept + i for
+ * the i-th kept node u (u must be kept). */
 guint32 sim_lin_space_grad_column(const SimLinSpace *space, guint u, guint t);
-/** Inverse of sim_lin_space_grad_column: u = column % n, t = column / n. */
+/** Inverse of sim_lin_space_grad_column: u = column % n, t = column / n (u
+ * the node id, also in a space that keeps a set of nodes). */
 void sim_lin_space_grad_slot(const SimLinSpace *space, guint32 column, guint *u, guint *t);
+
+/**
+ * sim_lin_space_keep_nodes: the space accounts @keep's nodes only (the
+ * local path's ball, docs/local-bounds.md, "The observer path's ball");
+ * every other node is known: a colluder whose randomness and messages the
+ * attackers have. The one place that decides what a known node's
+ * provenance is:
+ *   - its gradient slots, and every noise variable one of its nodes owns
+ *     (its own noise, the secret of an edge it is an end of), add nothing
+ *     to a provenance (the numeric data still get them);
+ *   - a message it sends (sim_message_new_linvec with @from known) carries
+ *     an empty provenance: its value is a known function of its own
+ *     randomness and of what it received, so removing it from later rows
+ *     is a row operation on the attackers' observations;
+ *   - the gradient columns are those of the kept nodes only, t * n_kept +
+ *     i for @keep[i], so an accountant over them is the ball's size, not
+ *     the network's.
+ * sim_lin_space_n_nodes stays the network's size (node ids, noise owners).
+ * @keep: @n_keep >= 1 node ids, increasing, below the network size.
+ * Errors: SIM_ERROR_INVALID_ARGUMENT for a bad list, a space that keeps a
+ * set already, or one with linvecs or gradient rounds already (call it
+ * before the first linvec). Complexity: O(n).
+ */
+gboolean sim_lin_space_keep_nodes(SimLinSpace *space, const guint *keep, guint n_keep,
+                                  GError **error);
+/** The nodes whose gradient slots are columns: n, or sim_lin_space_keep_nodes's
+ * n_keep. O(1). */
+guint sim_lin_space_n_kept(const SimLinSpace *space);
+/** Node @u's index among the kept nodes (u itself when every node is kept),
+ * G_MAXUINT for a known node. u >= n is a programming error. O(1). */
+guint sim_lin_space_kept_index(const SimLinSpace *space, guint u);
 
 /**
  * sim_lin_space_n_live: linvecs of @space currently allocated (every

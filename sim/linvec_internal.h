@@ -32,6 +32,12 @@ struct SimLinSpace {
   guint round_limit; /* effective bound on t + 1 (32-bit columns) */
   guint n_rounds;
   GPtrArray *live; /* every allocated linvec, for sim_lin_space_rebase */
+  /* sim_lin_space_keep_nodes: the nodes whose gradient slots are columns,
+   * t * n_kept + kept_index[u]; kept_index NULL (every node kept, n_kept =
+   * n_nodes) or G_MAXUINT for a known node; kept_node its inverse. */
+  guint n_kept;
+  guint *kept_index;
+  guint *kept_node;
 };
 
 struct SimLinvec {
@@ -54,6 +60,10 @@ static inline double lin_madd(double y, double a, double x) {
 }
 
 void lin_row_free(LinRow *r);
+
+/* sim_message_new_linvec's half of sim_lin_space_keep_nodes: a message
+ * node @from sends carries no provenance when @from is known. */
+void lin_forget_if_known(SimLinvec *v, guint from);
 
 /* Dense storage. */
 void lin_dense_add(LinRow *r, guint32 col, double c);

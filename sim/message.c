@@ -2,6 +2,7 @@
  * sim/message.c: reference-counted messages. The count is a plain integer:
  * the engine runs on one thread, and atomics would tax every delivery.
  */
+#include "sim/linvec_internal.h"
 #include "sim/message_internal.h"
 
 SimMessage *sim_message_new(guint32 from, guint32 round, guint32 tag, gpointer payload,
@@ -21,6 +22,8 @@ SimMessage *sim_message_new(guint32 from, guint32 round, guint32 tag, gpointer p
 SimMessage *sim_message_new_linvec(guint32 from, guint32 round, guint32 tag, SimLinvec *linvec,
                                    guint64 bytes) {
   SimMessage *m = sim_message_new(from, round, tag, linvec, bytes, (GDestroyNotify)sim_linvec_free);
+  if (linvec != NULL)
+    lin_forget_if_known(linvec, from); /* sim_lin_space_keep_nodes */
   m->provenance = linvec;
   return m;
 }

@@ -37,6 +37,8 @@ SimMessage *sim_message_new(guint32 from, guint32 round, guint32 tag, gpointer p
  * @linvec: (transfer full) freed with the message; never modified after
  *   (receivers and observers read it later).
  * @bytes: as sim_message_new.
+ * In a space that keeps a set of nodes (sim_lin_space_keep_nodes), a
+ * message of a node it does not keep carries an empty provenance.
  * The linvec is also the message's payload (sim_message_payload): code
  * written before the provenance slot existed (plugin ABI 1) reads it there.
  * Returns: (transfer full) the message. O(1).

@@ -50,8 +50,10 @@ def test_tightness_matches_cli():
     (["--path", "local", "--tightness", "0.5"], dict(path="local", tightness=0.5)),
     (["--path", "local", "--radius", "2", "--tightness", "2"],
      dict(path="local", radius=2, tightness=2)),
-    (["--path", "local", "--radius", "1", "--protocol", "decor:sigma_secret=1", "--sigma", "0"],
-     dict(path="local", radius=1, protocol="decor:sigma_secret=1", sigma=0)),
+    # Zip-DL is bounded on the observer path's ball, which computes no
+    # mu_lower: --tightness is refused.
+    (["--path", "local", "--tightness", "2", "--protocol", "zipdl"],
+     dict(path="local", tightness=2, protocol="zipdl")),
 ])
 def test_local_errors_are_the_cli_messages(cli, args, kwargs):
     status, message = cli.error("account", "--generate", "florentine", "-T", "4", "--trust",
