@@ -16,6 +16,7 @@ typedef struct {
   guint radius;
   guint ball;       /* |B_r|: the nodes within radius hops of the attackers, them included */
   guint shell;      /* |S_{r+1}|: the nodes at radius + 1 hops, made colluders */
+  guint relays;     /* shell nodes hearing several ball nodes, observed through a relay */
   guint sub_nodes;  /* nodes of the subproblem given to priv_structured_blocks */
   gboolean covered; /* the shell is empty: the values are the exact ones */
   double cond;      /* priv_local_report_record: the ball's PrivBlocks.cond (else 0) */

@@ -26,6 +26,9 @@ typedef struct {
   guint n_gossip;           /* 1 (static) or R */
   const PrivRoundMessages *messages; /* NULL or R rounds (PrivStructuredProblem) */
   const gboolean *attacker; /* n */
+  /* n: PrivStructuredProblem.relays (injection known, no victim, observes
+   * nothing); NULL: none. */
+  const gboolean *relay;
   const gboolean *noisy;    /* n: injection noise unknown to the attackers */
   guint *victims;           /* the non-attackers in increasing order */
   guint n_victims;

@@ -211,10 +211,14 @@ static void check_case_with(const Case *c, double sigma_secret, PrivEngine engin
 
   double *prev = NULL;
   gboolean covered = FALSE;
+  guint relays_seen = 0, tighter = 0;
   for (guint radius = 1; !covered; radius++) {
-    PrivLocalInfo info;
-    PrivReport *le = local(&p, radius, MF_SENSITIVITY_EXACT, PRIV_LOCAL_SHELL_MERGED, &info);
-    PrivReport *lb = local(&p, radius, MF_SENSITIVITY_BOUND, PRIV_LOCAL_SHELL_MERGED, NULL);
+    PrivLocalInfo info, merged_info;
+    PrivReport *le = local(&p, radius, MF_SENSITIVITY_EXACT, PRIV_LOCAL_SHELL_RELAY, &info);
+    PrivReport *lb = local(&p, radius, MF_SENSITIVITY_BOUND, PRIV_LOCAL_SHELL_RELAY, NULL);
+    /* The shell as colluders: what the relays tighten. */
+    PrivReport *lm =
+        local(&p, radius, MF_SENSITIVITY_EXACT, PRIV_LOCAL_SHELL_MERGED, &merged_info);
     covered = info.covered;
     g_assert_cmpuint(info.radius, ==, radius);
     PrivLocalInfo ball;
@@ -222,18 +226,30 @@ static void check_case_with(const Case *c, double sigma_secret, PrivEngine engin
     g_assert_true(priv_local_ball(&p, radius, &ball, &berr));
     g_assert_no_error(berr);
     g_assert_cmpmem(&ball, sizeof ball, &info, sizeof info);
-    g_assert_cmpuint(info.sub_nodes, ==, info.ball + !covered);
+    g_assert_cmpuint(info.sub_nodes, ==, info.ball + !covered + info.relays);
+    g_assert_cmpuint(merged_info.sub_nodes, ==, info.ball + !covered);
+    g_assert_cmpuint(merged_info.relays, ==, 0);
+    if (c->trust != PRIV_TRUST_PNDP)
+      g_assert_cmpuint(info.relays, ==, 0); /* every message is seen: no relay */
+    relays_seen += info.relays;
     g_assert_cmpuint(le->n_victims, ==, info.ball - c->n_attackers);
     g_assert_cmpuint(lb->n_victims, ==, le->n_victims);
+    g_assert_cmpuint(lm->n_victims, ==, le->n_victims);
     double *mu = mu_by_node(le, n);
     for (guint i = 0; i < le->n_victims; i++) {
       const PrivVictim *v = &le->victims[i];
       g_assert_cmpint(v->distance, >=, 1);
       g_assert_cmpint(v->distance, <=, (gint)radius);
       g_assert_cmpuint(lb->victims[i].node, ==, v->node);
+      g_assert_cmpuint(lm->victims[i].node, ==, v->node);
       g_assert_false(isnan(mu0[v->node]));
       assert_geq(v->mu, mu0[v->node]);
       assert_geq(lb->victims[i].mu, mu0[v->node]);
+      /* The relays' view is a function of the colluding shell's. */
+      assert_geq(lm->victims[i].mu, v->mu);
+      if (info.relays == 0)
+        g_assert_cmpfloat(v->mu, ==, lm->victims[i].mu); /* the same subproblem */
+      tighter += lm->victims[i].mu > v->mu * (1 + 1e-6);
       if (prev != NULL && !isnan(prev[v->node]))
         assert_geq(prev[v->node], v->mu); /* non-increasing in the radius */
       if (covered)
@@ -248,7 +264,7 @@ static void check_case_with(const Case *c, double sigma_secret, PrivEngine engin
     PrivLocalLower kinds[2] = {PRIV_LOCAL_LOWER_PROJECTION, PRIV_LOCAL_LOWER_DOMINATION};
     for (guint k = 0; k < 2; k++) {
       PrivAccountOptions o = {.b = p.b, .sensitivity = MF_SENSITIVITY_EXACT};
-      only[k] = priv_local_report_lower(&p, radius, &o, PRIV_LOCAL_SHELL_MERGED, kinds[k], NULL,
+      only[k] = priv_local_report_lower(&p, radius, &o, PRIV_LOCAL_SHELL_RELAY, kinds[k], NULL,
                                         &err);
       g_assert_no_error(err);
       g_assert_cmpuint(only[k]->n_victims, ==, le->n_victims);
@@ -276,16 +292,32 @@ static void check_case_with(const Case *c, double sigma_secret, PrivEngine engin
       if (isnan(mu[exact->victims[i].node]))
         g_assert_cmpfloat(exact->victims[i].mu, ==, 0.0);
     if (radius <= 2) {
-      /* One observer for the shell or the shell itself: the same bound. */
+      /* One observer for the colluding shell or the shell itself: the
+       * same bound. */
       PrivLocalInfo full_info;
       PrivReport *full = local(&p, radius, MF_SENSITIVITY_EXACT, PRIV_LOCAL_SHELL_FULL, &full_info);
       g_assert_cmpuint(full_info.sub_nodes, ==, info.ball + info.shell);
       g_assert_cmpuint(full->n_victims, ==, le->n_victims);
       for (guint i = 0; i < le->n_victims; i++) {
         g_assert_cmpuint(full->victims[i].node, ==, le->victims[i].node);
-        assert_close(full->victims[i].mu, le->victims[i].mu);
+        assert_close(full->victims[i].mu, lm->victims[i].mu);
       }
       priv_report_free(full);
+    }
+    if (radius <= 2 && c->trust == PRIV_TRUST_PNDP) {
+      /* Every shell node kept as a relay with its own row, its state
+       * observed: the same bound as a relay per shell node hearing several
+       * ball nodes and the others' ball neighbours heard directly. */
+      PrivLocalInfo obs_info;
+      PrivReport *obs =
+          local(&p, radius, MF_SENSITIVITY_EXACT, PRIV_LOCAL_SHELL_OBSERVED, &obs_info);
+      g_assert_cmpuint(obs_info.sub_nodes, ==, info.ball + info.shell + !covered);
+      g_assert_cmpuint(obs->n_victims, ==, le->n_victims);
+      for (guint i = 0; i < le->n_victims; i++) {
+        g_assert_cmpuint(obs->victims[i].node, ==, le->victims[i].node);
+        assert_close(obs->victims[i].mu, le->victims[i].mu);
+      }
+      priv_report_free(obs);
     }
     if (g_test_verbose()) {
       double lo = INFINITY, hi = 0.0, sum = 0.0;
@@ -308,7 +340,11 @@ static void check_case_with(const Case *c, double sigma_secret, PrivEngine engin
     prev = mu;
     priv_report_free(le);
     priv_report_free(lb);
+    priv_report_free(lm);
   }
+  if (g_test_verbose())
+    g_test_message("%s: %u relays over the radii, %u victims tighter than the merged shell",
+                   c->graph, relays_seen, tighter);
   g_free(prev);
   g_free(mu0);
   priv_report_free(exact);
