@@ -189,8 +189,8 @@ static gboolean heard_directly(const Sub *s, const TopoGossip *w, guint v) {
   const double *x;
   guint len = topo_gossip_row(w, v, &c, &x);
   for (guint j = 0; j < len; j++)
-    if (s->dist[c[j]] == s->r + 1 && !(s->shell != PRIV_LOCAL_SHELL_MERGED && s->multi &&
-                                       s->multi[c[j]]))
+    if (s->dist[c[j]] == s->r + 1 &&
+        !(s->shell != PRIV_LOCAL_SHELL_MERGED && s->multi && s->multi[c[j]]))
       return TRUE;
   return FALSE;
 }
@@ -216,8 +216,7 @@ static void equal_row(guint8 *mark, guint n, guint self, GArray *cols, GArray *v
  * (heard_directly), then every relay (RELAY), equal weights; only itself
  * when it hears nobody. Its model is a known function of what it hears, so
  * the weights do not matter. */
-static void star_row(const Sub *s, const TopoGossip *w, guint8 *mark, GArray *cols,
-                     GArray *vals) {
+static void star_row(const Sub *s, const TopoGossip *w, guint8 *mark, GArray *cols, GArray *vals) {
   for (guint i = 0; i < s->star; i++)
     if (s->dist[s->node[i]] == s->r && heard_directly(s, w, s->node[i]))
       mark[i] = 1;

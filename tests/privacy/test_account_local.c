@@ -217,8 +217,7 @@ static void check_case_with(const Case *c, double sigma_secret, PrivEngine engin
     PrivReport *le = local(&p, radius, MF_SENSITIVITY_EXACT, PRIV_LOCAL_SHELL_RELAY, &info);
     PrivReport *lb = local(&p, radius, MF_SENSITIVITY_BOUND, PRIV_LOCAL_SHELL_RELAY, NULL);
     /* The shell as colluders: what the relays tighten. */
-    PrivReport *lm =
-        local(&p, radius, MF_SENSITIVITY_EXACT, PRIV_LOCAL_SHELL_MERGED, &merged_info);
+    PrivReport *lm = local(&p, radius, MF_SENSITIVITY_EXACT, PRIV_LOCAL_SHELL_MERGED, &merged_info);
     covered = info.covered;
     g_assert_cmpuint(info.radius, ==, radius);
     PrivLocalInfo ball;
@@ -309,8 +308,8 @@ static void check_case_with(const Case *c, double sigma_secret, PrivEngine engin
        * observed: the same bound as a relay per shell node hearing several
        * ball nodes and the others' ball neighbours heard directly. */
       PrivLocalInfo obs_info;
-      PrivReport *obs =
-          local(&p, radius, MF_SENSITIVITY_EXACT, PRIV_LOCAL_SHELL_OBSERVED, &obs_info);
+      PrivReport *obs = local(&p, radius, MF_SENSITIVITY_EXACT, PRIV_LOCAL_SHELL_OBSERVED,
+                              &obs_info);
       g_assert_cmpuint(obs_info.sub_nodes, ==, info.ball + info.shell + !covered);
       g_assert_cmpuint(obs->n_victims, ==, le->n_victims);
       for (guint i = 0; i < le->n_victims; i++) {
