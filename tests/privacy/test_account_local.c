@@ -933,6 +933,114 @@ static void test_errors(void) {
   topo_graph_free(g);
 }
 
+/* priv_structured_blocks(@p) refused as invalid, its message holding
+ * @needle. */
+static void expect_blocks_refused(const PrivStructuredProblem *p, const char *needle) {
+  GError *err = NULL;
+  g_assert_null(priv_structured_blocks(p, &err));
+  test_expect_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT, "priv_structured_blocks",
+                    TEST_NEEDLES(needle));
+}
+
+/* Relays (PrivStructuredProblem.relays): refused where they mean nothing
+ * (LDP, SecLDP, a run's messages) or are not nodes of their own; every
+ * engine of the structured path gives the local bound with relays the same
+ * blocks (D-SGD on a static W: POWERS, KALMAN, KALMAN_DENSE and DENSE). */
+static void test_relays(void) {
+  GError *err = NULL;
+  TopoGraph *g = topo_graph_generate("erdos:n=20,p=0.15,seed=3,connected=true", &err);
+  g_assert_no_error(err);
+  TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_METROPOLIS, &err);
+  g_assert_no_error(err);
+  const TopoGossip *ws[] = {w};
+  guint A[] = {0}, rel[] = {3, 3};
+  PrivStructuredProblem p = {.protocol = PRIV_PROTOCOL_DSGD,
+                             .T = 4,
+                             .gossip = ws,
+                             .n_gossip = 1,
+                             .trust = PRIV_TRUST_LDP,
+                             .attackers = A,
+                             .n_attackers = 1,
+                             .relays = rel,
+                             .n_relays = 1,
+                             .sigma = 0.9};
+  expect_blocks_refused(&p, "PNDP attackers only");
+  p.trust = PRIV_TRUST_SECLDP;
+  expect_blocks_refused(&p, "PNDP attackers only");
+  p.trust = PRIV_TRUST_PNDP;
+  p.n_relays = 2; /* twice the same node */
+  expect_blocks_refused(&p, "relay 3 appears twice or is an attacker");
+  rel[1] = 0; /* an attacker */
+  expect_blocks_refused(&p, "relay 0 appears twice or is an attacker");
+  rel[1] = 20;
+  expect_blocks_refused(&p, "relay 20 is out of range");
+  p.relays = NULL;
+  expect_blocks_refused(&p, "the list is missing");
+  /* A run's messages: every node sends to its neighbours, all delivered. */
+  p.relays = rel;
+  p.n_relays = 1;
+  guint *ptr = g_new(guint, 21);
+  GArray *from = g_array_new(FALSE, FALSE, sizeof(guint));
+  for (guint u = 0; u < 20; u++) {
+    ptr[u] = from->len;
+    const guint *c;
+    const double *x;
+    guint len = topo_gossip_row(w, u, &c, &x);
+    for (guint j = 0; j < len; j++)
+      if (c[j] != u)
+        g_array_append_val(from, c[j]);
+  }
+  ptr[20] = from->len;
+  guint8 *delivered = g_new(guint8, MAX(from->len, 1u));
+  memset(delivered, 1, MAX(from->len, 1u));
+  PrivRoundMessages msg[4];
+  const TopoGossip *w4[4];
+  for (guint r = 0; r < 4; r++) {
+    msg[r] = (PrivRoundMessages){ptr, (const guint *)(void *)from->data, delivered};
+    w4[r] = w;
+  }
+  p.messages = msg;
+  p.gossip = w4;
+  p.n_gossip = 4;
+  expect_blocks_refused(&p, "synchronous runs");
+  g_free(ptr);
+  g_free(delivered);
+  g_array_free(from, TRUE);
+
+  /* The local bound with relays, on each engine. */
+  p.messages = NULL;
+  p.gossip = ws;
+  p.n_gossip = 1;
+  p.relays = NULL;
+  p.n_relays = 0;
+  PrivEngine engines[] = {PRIV_ENGINE_POWERS, PRIV_ENGINE_KALMAN, PRIV_ENGINE_KALMAN_DENSE,
+                          PRIV_ENGINE_DENSE};
+  guint with_relays = 0;
+  for (guint radius = 1; radius <= 3; radius++) {
+    PrivReport *ref = NULL;
+    PrivLocalInfo info;
+    for (guint e = 0; e < G_N_ELEMENTS(engines); e++) {
+      p.engine = engines[e];
+      PrivReport *r = local(&p, radius, MF_SENSITIVITY_EXACT, PRIV_LOCAL_SHELL_RELAY, &info);
+      if (ref == NULL) {
+        ref = r;
+        continue;
+      }
+      g_assert_cmpuint(r->n_victims, ==, ref->n_victims);
+      for (guint i = 0; i < r->n_victims; i++) {
+        g_assert_cmpuint(r->victims[i].node, ==, ref->victims[i].node);
+        assert_close(r->victims[i].mu, ref->victims[i].mu);
+      }
+      priv_report_free(r);
+    }
+    with_relays += info.relays > 0;
+    priv_report_free(ref);
+  }
+  g_assert_cmpuint(with_relays, >=, 2);
+  topo_gossip_free(w);
+  topo_graph_free(g);
+}
+
 /* DECOR's edge secrets: a colluder knows the secrets of its own edges, so
  * the ball-shell secrets are known and the ball-ball ones are not. PNDP,
  * SecLDP and LDP, one attacker and a collusion set, b = 1 and b > 1, regular,
@@ -1031,5 +1139,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/privacy/account/local/lower-domination", test_lower_domination);
   g_test_add_func("/privacy/account/local/errors", test_errors);
   g_test_add_func("/privacy/account/local/decor", test_decor);
+  g_test_add_func("/privacy/account/local/relays", test_relays);
   return g_test_run();
 }
