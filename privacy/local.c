@@ -5,7 +5,11 @@
  * and a larger exact sensitivity. The colluders know the outside of the ball
  * B_r, so the ball's dynamics with the original rows of W_r and the messages
  * its boundary sends out are the whole problem; the structured path solves
- * it on |B_r| + 1 nodes.
+ * it on |B_r| + 1 nodes. Under PNDP the colluders need not hear each
+ * boundary message: knowing the outside's randomness and observing each
+ * shell node's state is enough, one combination of ball messages per shell
+ * node and round, which a relay node carries (docs/local-bounds.md, "The
+ * shell heard through its own state").
  */
 #include "privacy/local_internal.h"
 
