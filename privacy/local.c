@@ -125,14 +125,19 @@ typedef struct {
   PrivLocalShell shell;
   const guint *node;   /* sub index -> node; FAR for the merged shell or the observer */
   const guint *sub;    /* node -> sub index; FAR outside, and for a merged shell node */
-  const guint8 *multi; /* node -> 1: a shell node that hears several ball nodes in a round
-                        * (it has a relay, or is kept as one); NULL: none */
+  const guint8 *multi; /* node -> 1: a shell node heard through a relay (RELAY_ALL and
+                        * OBSERVED: every one hearing several ball nodes); NULL: none */
   guint n_sub, star;   /* star: the merged shell's (or observer's) index, FAR when none */
-  guint first_relay;   /* PRIV_LOCAL_SHELL_RELAY: the relays are [first_relay, n_sub) */
+  guint first_relay;   /* RELAY, RELAY_ALL: the relays are [first_relay, n_sub) */
 } Sub;
 
+/* Whether the shell has relays (and a merged observer): RELAY, RELAY_ALL. */
+static gboolean relaying(PrivLocalShell shell) {
+  return shell == PRIV_LOCAL_SHELL_RELAY || shell == PRIV_LOCAL_SHELL_RELAY_ALL;
+}
+
 static gboolean merged_shell(PrivLocalShell shell) {
-  return shell == PRIV_LOCAL_SHELL_MERGED || shell == PRIV_LOCAL_SHELL_RELAY;
+  return shell == PRIV_LOCAL_SHELL_MERGED || relaying(shell);
 }
 
 /* Row @i of the subproblem's W_k: a ball row with its shell columns summed
@@ -224,13 +229,13 @@ static void star_row(const Sub *s, const TopoGossip *w, guint8 *mark, GArray *co
   for (guint i = 0; i < s->star; i++)
     if (s->dist[s->node[i]] == s->r && heard_directly(s, w, s->node[i]))
       mark[i] = 1;
-  for (guint i = s->first_relay; s->shell == PRIV_LOCAL_SHELL_RELAY && i < s->n_sub; i++)
+  for (guint i = s->first_relay; relaying(s->shell) && i < s->n_sub; i++)
     mark[i] = 1;
   equal_row(mark, s->n_sub, s->star, cols, vals);
 }
 
 /*
- * A relay's row of round k (PRIV_LOCAL_SHELL_RELAY): shell node s's weights
+ * A relay's row of round k (RELAY, RELAY_ALL): shell node s's weights
  * on the ball nodes, and the rest of its row (itself, the shell, beyond) on
  * the merged shell. Its state is then y_s + known terms, y_s =
  * sum_{j in ball} W_k[s, j] x_k[j], the new information of s's own state;
@@ -304,7 +309,7 @@ static TopoGossip *sub_gossip(const Sub *s, const TopoGossip *w, gboolean last, 
       observer_row(s, w, last, mark, cols, vals);
     else if (i == s->star)
       star_row(s, w, mark, cols, vals);
-    else if (s->shell == PRIV_LOCAL_SHELL_RELAY && i >= s->first_relay)
+    else if (relaying(s->shell) && i >= s->first_relay)
       relay_row(s, w, i, cols, vals);
     else
       sub_row(s, w, i, cols, vals);
@@ -314,16 +319,39 @@ static TopoGossip *sub_gossip(const Sub *s, const TopoGossip *w, gboolean last, 
   return gossip_take_rows(s->n_sub, row_ptr, cols, vals, "the ball's gossip matrix", error);
 }
 
+/* Union-find root of @i (path halving). */
+static guint uf_root(guint *parent, guint i) {
+  while (parent[i] != i)
+    i = parent[i] = parent[parent[i]];
+  return i;
+}
+
 /*
- * The shell nodes that hear several ball nodes in some round of @p (its
- * rows list them, by symmetry): node -> 1 in the returned array of n
- * (g_free), their number in *@count, increasing in @relays when given.
- * NULL when there is none. O(shell edges n_gossip).
+ * The shell nodes heard through a relay: node -> 1 in the returned array of
+ * n (g_free), their number in *@count, increasing in @relays when given;
+ * NULL when there is none. Candidates: the shell nodes that hear several
+ * ball nodes in some round of @p (its rows list them, by symmetry). @all,
+ * or at most twice as many candidates as the @nb ball nodes (the
+ * subproblem at most triples): every candidate. Else by cost, with no
+ * effect on soundness (hearing a candidate's ball nodes directly is the
+ * colluding shell's, more knowledge): the candidates and the ball nodes
+ * they hear that no other shell node hears alone (not heard directly
+ * anyway) form a bipartite graph; a component gets relays only when it has
+ * fewer candidates than such ball nodes, since otherwise its relays'
+ * combinations, one per candidate and round, would as a rule determine
+ * those messages anyway (all but the last round's), at the price of a node
+ * each: on an overlay whose radius-2 ball of 135 nodes has 5,123 shell
+ * nodes, 2,451 of them candidates, relaying them all made the subproblem
+ * 19 times larger and the accounting's estimate 59 hours.
+ * O(shell edges n_gossip + n), n bytes, and 4 n more when there are
+ * candidates.
  */
-static guint8 *multi_shell(const PrivStructuredProblem *p, const guint *dist, guint r,
-                           const GArray *rim, guint n, guint *count, GArray *relays) {
-  guint8 *multi = NULL;
+static guint8 *relayed_shell(const PrivStructuredProblem *p, const guint *dist, guint r,
+                             const GArray *rim, guint n, guint nb, gboolean all, guint *count,
+                             GArray *relays) {
   *count = 0;
+  GArray *cand = g_array_new(FALSE, FALSE, sizeof(guint));
+  guint8 *flag = NULL;
   for (guint i = 0; i < rim->len; i++) {
     guint v = g_array_index(rim, guint, i);
     gboolean several = FALSE;
@@ -335,16 +363,84 @@ static guint8 *multi_shell(const PrivStructuredProblem *p, const guint *dist, gu
         in_ball += dist[c[j]] <= r;
       several = in_ball >= 2;
     }
-    if (!several)
+    if (several)
+      g_array_append_val(cand, v);
+  }
+  if (cand->len == 0) {
+    g_array_free(cand, TRUE);
+    return NULL;
+  }
+  flag = g_new0(guint8, n);
+  for (guint i = 0; i < cand->len; i++)
+    flag[g_array_index(cand, guint, i)] = 1;
+  if (!all && cand->len > 2 * (gsize)nb) {
+    /* flag 2: a ball node some non-candidate shell node hears directly. */
+    for (guint i = 0; i < rim->len; i++) {
+      guint v = g_array_index(rim, guint, i);
+      for (guint k = 0; k < p->n_gossip && flag[v] != 1; k++) {
+        const guint *c;
+        const double *x;
+        guint len = topo_gossip_row(p->gossip[k], v, &c, &x);
+        for (guint j = 0; j < len; j++)
+          if (dist[c[j]] <= r)
+            flag[c[j]] = 2;
+      }
+    }
+    /* The bipartite graph: candidates 0 .. m - 1, then the ball nodes they
+     * hear that are not heard directly, by first appearance. */
+    guint m = cand->len, *idx = g_new(guint, n);
+    memset(idx, 0xff, sizeof(guint) * n);
+    GArray *parent = g_array_new(FALSE, FALSE, sizeof(guint));
+    for (guint i = 0; i < m; i++)
+      g_array_append_val(parent, i);
+    for (guint i = 0; i < m; i++) {
+      guint v = g_array_index(cand, guint, i);
+      for (guint k = 0; k < p->n_gossip; k++) {
+        const guint *c;
+        const double *x;
+        guint len = topo_gossip_row(p->gossip[k], v, &c, &x);
+        for (guint j = 0; j < len; j++) {
+          if (dist[c[j]] > r || flag[c[j]] == 2)
+            continue;
+          if (idx[c[j]] == FAR) {
+            idx[c[j]] = parent->len;
+            g_array_append_val(parent, idx[c[j]]);
+          }
+          guint *pa = (guint *)(void *)parent->data;
+          guint a = uf_root(pa, i), b = uf_root(pa, idx[c[j]]);
+          if (a != b)
+            pa[MAX(a, b)] = MIN(a, b);
+        }
+      }
+    }
+    /* Per component (its root): candidates less ball nodes. */
+    guint *pa = (guint *)(void *)parent->data;
+    gint *excess = g_new0(gint, parent->len);
+    for (guint i = 0; i < parent->len; i++)
+      excess[uf_root(pa, i)] += i < m ? 1 : -1;
+    for (guint i = 0; i < m; i++)
+      if (excess[uf_root(pa, i)] >= 0)
+        flag[g_array_index(cand, guint, i)] = 0;
+    g_free(excess);
+    g_array_free(parent, TRUE);
+    g_free(idx);
+    /* Only the relayed candidates keep their flag. */
+    for (guint v = 0; v < n; v++)
+      if (flag[v] == 2)
+        flag[v] = 0;
+  }
+  for (guint i = 0; i < cand->len; i++) {
+    guint v = g_array_index(cand, guint, i);
+    if (flag[v] != 1)
       continue;
-    if (multi == NULL)
-      multi = g_new0(guint8, n);
-    multi[v] = 1;
     (*count)++;
     if (relays)
       g_array_append_val(relays, v);
   }
-  return multi;
+  g_array_free(cand, TRUE);
+  if (*count == 0)
+    g_clear_pointer(&flag, g_free);
+  return flag;
 }
 
 /* Whether @p's shell may be heard through relays: PNDP attackers (LDP and
@@ -376,10 +472,10 @@ PrivReport *priv_local_report_lower(const PrivStructuredProblem *p, guint radius
                         "an observed shell is for PNDP attackers");
     return NULL;
   }
-  if (shell == PRIV_LOCAL_SHELL_RELAY && !relays_apply(p))
+  if (relaying(shell) && !relays_apply(p))
     shell = PRIV_LOCAL_SHELL_MERGED;
   guint n = topo_gossip_n(p->gossip[0]);
-  if (!priv_check_budget(2 * sizeof(guint) * (gsize)n, p->max_bytes,
+  if (!priv_check_budget((3 * sizeof(guint) + 1) * (gsize)n, p->max_bytes,
                          "the hop counts of the local bound", error))
     return NULL;
   /* Beyond n hops nothing more is reached: r + 1 stays a guint. */
@@ -393,9 +489,10 @@ PrivReport *priv_local_report_lower(const PrivStructuredProblem *p, guint radius
   gboolean covered = rim->len == 0;
   GArray *relays = g_array_new(FALSE, FALSE, sizeof(guint));
   guint n_multi = 0;
-  guint8 *multi = shell == PRIV_LOCAL_SHELL_RELAY || shell == PRIV_LOCAL_SHELL_OBSERVED
-                      ? multi_shell(p, dist, r, rim, n, &n_multi,
-                                    shell == PRIV_LOCAL_SHELL_RELAY ? relays : NULL)
+  guint8 *multi = relaying(shell) || shell == PRIV_LOCAL_SHELL_OBSERVED
+                      ? relayed_shell(p, dist, r, rim, n, ball->len,
+                                      shell != PRIV_LOCAL_SHELL_RELAY, &n_multi,
+                                      relaying(shell) ? relays : NULL)
                       : NULL;
 
   /* Sub indices follow node order, so every sub row stays sorted; the
@@ -440,7 +537,7 @@ PrivReport *priv_local_report_lower(const PrivStructuredProblem *p, guint radius
     g_array_append_val(att, sub[g_array_index(rim, guint, i)]);
   for (guint i = 0; shell == PRIV_LOCAL_SHELL_OBSERVED && i < rim->len; i++)
     g_array_append_val(rel, sub[g_array_index(rim, guint, i)]);
-  for (guint i = s.first_relay; shell == PRIV_LOCAL_SHELL_RELAY && i < s.n_sub; i++)
+  for (guint i = s.first_relay; relaying(shell) && i < s.n_sub; i++)
     g_array_append_val(rel, i);
 
   /* The observer's row differs in the last round: one matrix a round. */
@@ -518,8 +615,8 @@ gboolean priv_local_ball(const PrivStructuredProblem *p, guint radius, PrivLocal
   gboolean ok = dist != NULL;
   guint n_relays = 0;
   if (ok && relays_apply(p))
-    g_free(multi_shell(p, dist, MIN(radius, topo_gossip_n(p->gossip[0])), rim,
-                       topo_gossip_n(p->gossip[0]), &n_relays, NULL));
+    g_free(relayed_shell(p, dist, MIN(radius, topo_gossip_n(p->gossip[0])), rim,
+                         topo_gossip_n(p->gossip[0]), ball->len, FALSE, &n_relays, NULL));
   if (ok)
     *info = (PrivLocalInfo){.radius = radius,
                             .ball = ball->len,

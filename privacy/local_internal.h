@@ -10,9 +10,9 @@
 
 /* How the shell S_{r+1} (the nodes next to the ball) enters the
  * subproblem (docs/local-bounds.md, "Why the bound is sound"). MERGED and
- * FULL (the shell colludes) give the same blocks; so do RELAY and OBSERVED
- * (the attackers observe each shell node's state, not its inputs), whose
- * blocks are Loewner-below theirs. */
+ * FULL (the shell colludes) give the same blocks; so do RELAY_ALL and
+ * OBSERVED (the attackers observe each shell node's state, not its
+ * inputs), whose blocks are Loewner-below theirs; RELAY's lie between. */
 typedef enum {
   /* One observer node listing, per round, the ball nodes a shell node
    * hears: |B_r| + 1 nodes. */
@@ -22,16 +22,21 @@ typedef enum {
    * |B_r| + |S_{r+1}| nodes. */
   PRIV_LOCAL_SHELL_FULL,
   /* priv_local_report's: one observer node hearing, per round, the ball
-   * nodes that a shell node with at most one ball neighbour a round hears,
-   * and a relay (PrivStructuredProblem.relays) per other shell node, its
-   * row that node's weights on the ball, the rest on the observer:
-   * |B_r| + 1 + relays nodes. PNDP only (else MERGED). */
+   * nodes that the shell nodes without a relay hear, and a relay
+   * (PrivStructuredProblem.relays) per other shell node, its row that
+   * node's weights on the ball, the rest on the observer: |B_r| + 1 +
+   * relays nodes. The relays: the shell nodes hearing several ball nodes,
+   * where they are fewer than the ball nodes they alone hear (by
+   * component; priv_local_ball counts them). PNDP only (else MERGED). */
   PRIV_LOCAL_SHELL_RELAY,
-  /* The check of RELAY: every shell node kept with its row as in FULL but
-   * as a relay (its injections known, observing nothing), and one observer
-   * hearing every shell node in every round and, in the last one, the ball
-   * nodes RELAY's merged shell hears directly: |B_r| + |S_{r+1}| + 1
-   * nodes. PNDP only. */
+  /* RELAY with a relay for every shell node hearing several ball nodes:
+   * never larger than RELAY, dearer where relays are many. */
+  PRIV_LOCAL_SHELL_RELAY_ALL,
+  /* The check of RELAY_ALL: every shell node kept with its row as in FULL
+   * but as a relay (its injections known, observing nothing), and one
+   * observer hearing every shell node in every round and, in the last one,
+   * the ball nodes RELAY_ALL's merged shell hears directly: |B_r| +
+   * |S_{r+1}| + 1 nodes. PNDP only. */
   PRIV_LOCAL_SHELL_OBSERVED,
 } PrivLocalShell;
 

@@ -218,6 +218,13 @@ static void check_case_with(const Case *c, double sigma_secret, PrivEngine engin
     PrivReport *lb = local(&p, radius, MF_SENSITIVITY_BOUND, PRIV_LOCAL_SHELL_RELAY, NULL);
     /* The shell as colluders: what the relays tighten. */
     PrivReport *lm = local(&p, radius, MF_SENSITIVITY_EXACT, PRIV_LOCAL_SHELL_MERGED, &merged_info);
+    /* A relay for every shell node hearing several ball nodes (PNDP; the
+     * radii the second construction checks). */
+    PrivLocalInfo all_info = {0};
+    PrivReport *la = radius <= 2 && c->trust == PRIV_TRUST_PNDP
+                         ? local(&p, radius, MF_SENSITIVITY_EXACT, PRIV_LOCAL_SHELL_RELAY_ALL,
+                                 &all_info)
+                         : NULL;
     covered = info.covered;
     g_assert_cmpuint(info.radius, ==, radius);
     PrivLocalInfo ball;
@@ -231,6 +238,11 @@ static void check_case_with(const Case *c, double sigma_secret, PrivEngine engin
     if (c->trust != PRIV_TRUST_PNDP)
       g_assert_cmpuint(info.relays, ==, 0); /* every message is seen: no relay */
     relays_seen += info.relays;
+    g_assert_cmpuint(info.relays, <=, la ? all_info.relays : info.relays);
+    if (la != NULL && g_test_verbose())
+      g_test_message("%s radius %u: %u relays, %u with one for every shell node hearing several "
+                     "ball nodes (ball %u)",
+                     c->graph, radius, info.relays, all_info.relays, info.ball);
     g_assert_cmpuint(le->n_victims, ==, info.ball - c->n_attackers);
     g_assert_cmpuint(lb->n_victims, ==, le->n_victims);
     g_assert_cmpuint(lm->n_victims, ==, le->n_victims);
@@ -246,6 +258,8 @@ static void check_case_with(const Case *c, double sigma_secret, PrivEngine engin
       assert_geq(lb->victims[i].mu, mu0[v->node]);
       /* The relays' view is a function of the colluding shell's. */
       assert_geq(lm->victims[i].mu, v->mu);
+      if (la != NULL) /* and a relay for every such node sees less still */
+        assert_geq(v->mu, la->victims[i].mu);
       if (info.relays == 0)
         g_assert_cmpfloat(v->mu, ==, lm->victims[i].mu); /* the same subproblem */
       tighter += lm->victims[i].mu > v->mu * (1 + 1e-6);
@@ -307,14 +321,15 @@ static void check_case_with(const Case *c, double sigma_secret, PrivEngine engin
       /* Every shell node kept as a relay with its own row, its state
        * observed: the same bound as a relay per shell node hearing several
        * ball nodes and the others' ball neighbours heard directly. */
+      g_assert_nonnull(la);
       PrivLocalInfo obs_info;
       PrivReport *obs = local(&p, radius, MF_SENSITIVITY_EXACT, PRIV_LOCAL_SHELL_OBSERVED,
                               &obs_info);
       g_assert_cmpuint(obs_info.sub_nodes, ==, info.ball + info.shell + !covered);
       g_assert_cmpuint(obs->n_victims, ==, le->n_victims);
       for (guint i = 0; i < le->n_victims; i++) {
-        g_assert_cmpuint(obs->victims[i].node, ==, le->victims[i].node);
-        assert_close(obs->victims[i].mu, le->victims[i].mu);
+        g_assert_cmpuint(obs->victims[i].node, ==, la->victims[i].node);
+        assert_close(obs->victims[i].mu, la->victims[i].mu);
       }
       priv_report_free(obs);
     }
@@ -340,6 +355,8 @@ static void check_case_with(const Case *c, double sigma_secret, PrivEngine engin
     priv_report_free(le);
     priv_report_free(lb);
     priv_report_free(lm);
+    if (la != NULL)
+      priv_report_free(la);
   }
   if (g_test_verbose())
     g_test_message("%s: %u relays over the radii, %u victims tighter than the merged shell",
@@ -754,8 +771,7 @@ static void test_lower_random(void) {
   const char *families[] = {"regular:n=%u,d=3,seed=%u", "barabasi:n=%u,m=2,seed=%u",
                             "erdos:n=%u,p=0.06,seed=%u,connected=true"};
   const PrivTrust trusts[] = {PRIV_TRUST_PNDP, PRIV_TRUST_LDP, PRIV_TRUST_SECLDP};
-  const PrivProtocol protos[] = {PRIV_PROTOCOL_DSGD, PRIV_PROTOCOL_MUFFLIATO,
-                                 PRIV_PROTOCOL_MFDSGD};
+  const PrivProtocol protos[] = {PRIV_PROTOCOL_DSGD, PRIV_PROTOCOL_MUFFLIATO, PRIV_PROTOCOL_MFDSGD};
   guint i = 0;
   for (guint f = 0; f < G_N_ELEMENTS(families); f++)
     for (guint seed = 1; seed <= 3; seed++, i++) {
@@ -1039,6 +1055,25 @@ static void test_relays(void) {
   g_assert_cmpuint(with_relays, >=, 2);
   topo_gossip_free(w);
   topo_graph_free(g);
+
+  /* Radius 1 on a dense regular graph: more shell nodes hear several of
+   * the 21 ball nodes than twice the ball, so only the components with
+   * fewer of them than ball nodes they alone hear get relays (none here:
+   * the colluding shell's subproblem), and check_case compares that with
+   * a relay for each (RELAY_ALL) and the exact value. */
+  const Case dense = {"regular:n=100,d=20,seed=2",
+                      PRIV_PROTOCOL_DSGD,
+                      1,
+                      3,
+                      1,
+                      PRIV_TRUST_PNDP,
+                      {0},
+                      1,
+                      NULL,
+                      FALSE,
+                      FALSE,
+                      0};
+  check_case(&dense);
 }
 
 /* DECOR's edge secrets: a colluder knows the secrets of its own edges, so
