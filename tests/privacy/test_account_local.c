@@ -107,6 +107,19 @@ static PrivReport *local(const PrivStructuredProblem *p, guint radius, MfSensiti
   return r;
 }
 
+/* local() with the exact sensitivity where only mu is compared: mu_lower
+ * from the projection alone (the cheaper bound; mu does not depend on it). */
+static PrivReport *local_mu(const PrivStructuredProblem *p, guint radius, PrivLocalShell shell,
+                            PrivLocalInfo *info) {
+  PrivAccountOptions opt = {.b = p->b, .sensitivity = MF_SENSITIVITY_EXACT};
+  GError *err = NULL;
+  PrivReport *r = priv_local_report_lower(p, radius, &opt, shell, PRIV_LOCAL_LOWER_PROJECTION, info,
+                                          &err);
+  g_assert_no_error(err);
+  g_assert_nonnull(r);
+  return r;
+}
+
 /* a >= b within TOL (inf >= anything; nothing finite >= inf). */
 static void assert_geq(double a, double b) {
   if (isinf(b))
@@ -217,13 +230,12 @@ static void check_case_with(const Case *c, double sigma_secret, PrivEngine engin
     PrivReport *le = local(&p, radius, MF_SENSITIVITY_EXACT, PRIV_LOCAL_SHELL_RELAY, &info);
     PrivReport *lb = local(&p, radius, MF_SENSITIVITY_BOUND, PRIV_LOCAL_SHELL_RELAY, NULL);
     /* The shell as colluders: what the relays tighten. */
-    PrivReport *lm = local(&p, radius, MF_SENSITIVITY_EXACT, PRIV_LOCAL_SHELL_MERGED, &merged_info);
+    PrivReport *lm = local_mu(&p, radius, PRIV_LOCAL_SHELL_MERGED, &merged_info);
     /* A relay for every shell node hearing several ball nodes (PNDP; the
      * radii the second construction checks). */
     PrivLocalInfo all_info = {0};
     PrivReport *la = radius <= 2 && c->trust == PRIV_TRUST_PNDP
-                         ? local(&p, radius, MF_SENSITIVITY_EXACT, PRIV_LOCAL_SHELL_RELAY_ALL,
-                                 &all_info)
+                         ? local_mu(&p, radius, PRIV_LOCAL_SHELL_RELAY_ALL, &all_info)
                          : NULL;
     covered = info.covered;
     g_assert_cmpuint(info.radius, ==, radius);
@@ -323,8 +335,7 @@ static void check_case_with(const Case *c, double sigma_secret, PrivEngine engin
        * ball nodes and the others' ball neighbours heard directly. */
       g_assert_nonnull(la);
       PrivLocalInfo obs_info;
-      PrivReport *obs = local(&p, radius, MF_SENSITIVITY_EXACT, PRIV_LOCAL_SHELL_OBSERVED,
-                              &obs_info);
+      PrivReport *obs = local_mu(&p, radius, PRIV_LOCAL_SHELL_OBSERVED, &obs_info);
       g_assert_cmpuint(obs_info.sub_nodes, ==, info.ball + info.shell + !covered);
       g_assert_cmpuint(obs->n_victims, ==, le->n_victims);
       for (guint i = 0; i < le->n_victims; i++) {
