@@ -77,11 +77,14 @@ static void announce_ball(const ProtoAccountJob *j) {
   q.gossip = ws;
   q.n_gossip = 1;
   PrivLocalInfo ball;
-  if (priv_local_ball(&q, j->radius, &ball, NULL))
-    fprintf(stderr,
-            "dpgossip account: %u nodes within %u hops of the attackers, %u colluding at %u "
-            "hops: accounting %u nodes over %u steps\n",
-            ball.ball, j->radius, ball.shell, j->radius + 1, ball.sub_nodes, j->T);
+  if (!priv_local_ball(&q, j->radius, &ball, NULL))
+    return;
+  if (j->mode.kind != PROTO_MODE_SYNC) /* a delivery record's ball has no relays */
+    ball.sub_nodes -= ball.relays;
+  fprintf(stderr,
+          "dpgossip account: %u nodes within %u hops of the attackers, %u colluding at %u "
+          "hops: accounting %u nodes over %u steps\n",
+          ball.ball, j->radius, ball.shell, j->radius + 1, ball.sub_nodes, j->T);
 }
 
 gboolean cli_account_execute_shared(ProtoAccountJob *j, gboolean announce, GError **error) {

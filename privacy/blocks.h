@@ -23,7 +23,9 @@ G_BEGIN_DECLS
 typedef enum {
   PRIV_NODE_PROTECTED,   /* a victim with a finite X_u */
   PRIV_NODE_UNPROTECTED, /* a victim the attacker sees without noise: mu = +inf */
-  PRIV_NODE_ATTACKER,    /* a member of the attacker set: not a victim */
+  PRIV_NODE_ATTACKER,    /* a member of the attacker set, or a node whose
+                            injections it knows (PrivStructuredProblem.relays):
+                            not a victim */
   /* A victim double precision cannot account: its range decision is too
    * close to the threshold or ill-conditioned, or its mu exceeds
    * PRIV_MU_RESOLVABLE_MAX (see privacy/range.c). No protection is claimed

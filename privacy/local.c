@@ -5,7 +5,11 @@
  * and a larger exact sensitivity. The colluders know the outside of the ball
  * B_r, so the ball's dynamics with the original rows of W_r and the messages
  * its boundary sends out are the whole problem; the structured path solves
- * it on |B_r| + 1 nodes.
+ * it on |B_r| + 1 nodes. Under PNDP the colluders need not hear each
+ * boundary message: knowing the outside's randomness and observing each
+ * shell node's state is enough, one combination of ball messages per shell
+ * node and round, which a relay node carries (docs/local-bounds.md, "The
+ * shell heard through its own state").
  */
 #include "privacy/local_internal.h"
 
@@ -118,31 +122,46 @@ static guint *sub_classes(const PrivStructuredProblem *p, const guint *node, gui
 typedef struct {
   const guint *dist;
   guint r;
-  const guint *node; /* sub index -> node; FAR for the merged shell */
-  const guint *sub;  /* node -> sub index; FAR outside */
-  guint n_sub, star; /* star: the merged shell's index, FAR when none */
+  PrivLocalShell shell;
+  const guint *node;   /* sub index -> node; FAR for the merged shell or the observer */
+  const guint *sub;    /* node -> sub index; FAR outside, and for a merged shell node */
+  const guint8 *multi; /* node -> 1: a shell node heard through a relay (RELAY_ALL and
+                        * OBSERVED: every one hearing several ball nodes); NULL: none */
+  guint n_sub, star;   /* star: the merged shell's (or observer's) index, FAR when none */
+  guint first_relay;   /* RELAY, RELAY_ALL: the relays are [first_relay, n_sub) */
 } Sub;
 
+/* Whether the shell has relays (and a merged observer): RELAY, RELAY_ALL. */
+static gboolean relaying(PrivLocalShell shell) {
+  return shell == PRIV_LOCAL_SHELL_RELAY || shell == PRIV_LOCAL_SHELL_RELAY_ALL;
+}
+
+static gboolean merged_shell(PrivLocalShell shell) {
+  return shell == PRIV_LOCAL_SHELL_MERGED || relaying(shell);
+}
+
 /* Row @i of the subproblem's W_k: a ball row with its shell columns summed
- * into the merged shell, or a shell row without its outside columns (their
- * weight on the diagonal: a shell node's model is known, any row does). */
+ * into the merged shell, or, when the shell is kept node by node, a row
+ * without its columns beyond the shell (their weight on the diagonal: the
+ * state of a shell node is observed (OBSERVED) or a known function of what
+ * the attackers hear (FULL), so any weight on it carries nothing new). */
 static void sub_row(const Sub *s, const TopoGossip *w, guint i, GArray *cols, GArray *vals) {
   const guint *c;
   const double *v;
   guint len = topo_gossip_row(w, s->node[i], &c, &v);
   double star = 0.0, dropped = 0.0;
   gboolean has_star = FALSE, diag = FALSE;
-  gboolean merged = s->star != FAR;
+  gboolean merged = merged_shell(s->shell);
   for (guint j = 0; j < len; j++)
     if (!merged && s->sub[c[j]] == FAR)
       dropped += v[j];
   for (guint j = 0; j < len; j++) {
-    guint k = s->sub[c[j]];
-    if (k == FAR && merged) { /* a ball row: only the shell is outside */
+    if (merged && s->dist[c[j]] > s->r) { /* a ball row: only the shell is outside */
       star += v[j];
       has_star = TRUE;
       continue;
     }
+    guint k = s->sub[c[j]];
     if (k == FAR)
       continue;
     if (k > i && !diag && dropped > 0.0) {
@@ -169,29 +188,94 @@ static void sub_row(const Sub *s, const TopoGossip *w, guint i, GArray *cols, GA
   }
 }
 
-/* The merged shell's row of round k: the boundary nodes a shell node hears
- * (by symmetry, those whose row lists a shell node), equal weights; only
- * itself when it hears nobody. */
-static void star_row(const Sub *s, const TopoGossip *w, GArray *cols, GArray *vals) {
+/* Whether ball node @v's row of @w lists a shell node through which the
+ * merged shell hears @v directly: any shell node (MERGED), or one without a
+ * relay (it lists at most one ball node a round, so its state's new
+ * information is that node's message). By symmetry of the support, the
+ * shell nodes @v lists are those that hear it. */
+static gboolean heard_directly(const Sub *s, const TopoGossip *w, guint v) {
+  const guint *c;
+  const double *x;
+  guint len = topo_gossip_row(w, v, &c, &x);
+  for (guint j = 0; j < len; j++)
+    if (s->dist[c[j]] == s->r + 1 &&
+        !(s->shell != PRIV_LOCAL_SHELL_MERGED && s->multi && s->multi[c[j]]))
+      return TRUE;
+  return FALSE;
+}
+
+/* Appends the columns @mark flags (of @n, increasing) with equal weights,
+ * clearing @mark, or only @self when there is none. */
+static void equal_row(guint8 *mark, guint n, guint self, GArray *cols, GArray *vals) {
   guint start = cols->len;
-  for (guint i = 0; i < s->star; i++) {
-    if (s->dist[s->node[i]] != s->r)
-      continue;
-    const guint *c;
-    const double *v;
-    guint len = topo_gossip_row(w, s->node[i], &c, &v);
-    for (guint j = 0; j < len; j++)
-      if (s->dist[c[j]] == s->r + 1) {
-        g_array_append_val(cols, i);
-        break;
-      }
-  }
+  for (guint i = 0; i < n; i++)
+    if (mark[i]) {
+      g_array_append_val(cols, i);
+      mark[i] = 0;
+    }
   guint cnt = cols->len - start;
   if (cnt == 0)
-    g_array_append_val(cols, s->star);
+    g_array_append_val(cols, self);
   double x = cnt ? 1.0 / cnt : 1.0;
   for (guint j = 0; j < MAX(cnt, 1u); j++)
     g_array_append_val(vals, x);
+}
+
+/* The merged shell's row of round k: the boundary nodes it hears directly
+ * (heard_directly), then every relay (RELAY), equal weights; only itself
+ * when it hears nobody. Its model is a known function of what it hears, so
+ * the weights do not matter. */
+static void star_row(const Sub *s, const TopoGossip *w, guint8 *mark, GArray *cols, GArray *vals) {
+  for (guint i = 0; i < s->star; i++)
+    if (s->dist[s->node[i]] == s->r && heard_directly(s, w, s->node[i]))
+      mark[i] = 1;
+  for (guint i = s->first_relay; relaying(s->shell) && i < s->n_sub; i++)
+    mark[i] = 1;
+  equal_row(mark, s->n_sub, s->star, cols, vals);
+}
+
+/*
+ * A relay's row of round k (RELAY, RELAY_ALL): shell node s's weights
+ * on the ball nodes, and the rest of its row (itself, the shell, beyond) on
+ * the merged shell. Its state is then y_s + known terms, y_s =
+ * sum_{j in ball} W_k[s, j] x_k[j], the new information of s's own state;
+ * the merged shell's model, a known function of what it hears, stands for
+ * the rest (any known term carries nothing).
+ */
+static void relay_row(const Sub *s, const TopoGossip *w, guint i, GArray *cols, GArray *vals) {
+  const guint *c;
+  const double *v;
+  guint len = topo_gossip_row(w, s->node[i], &c, &v), start = cols->len;
+  double rest = 0.0;
+  for (guint j = 0; j < len; j++) {
+    if (s->dist[c[j]] > s->r) {
+      rest += v[j];
+      continue;
+    }
+    double x = v[j];
+    g_array_append_val(cols, s->sub[c[j]]);
+    g_array_append_val(vals, x);
+  }
+  if (rest > 0.0 || cols->len == start) {
+    g_array_append_val(cols, s->star);
+    g_array_append_val(vals, rest);
+  }
+}
+
+/* The observer's row of round @k (PRIV_LOCAL_SHELL_OBSERVED): every shell
+ * node (it observes their states), and in the last round the ball nodes
+ * that a shell node without several ball neighbours hears, as the merged
+ * shell of RELAY hears them in every round. */
+static void observer_row(const Sub *s, const TopoGossip *w, gboolean last, guint8 *mark,
+                         GArray *cols, GArray *vals) {
+  for (guint i = 0; i < s->n_sub; i++) {
+    guint v = s->node[i];
+    if (v == FAR)
+      continue;
+    if (s->dist[v] == s->r + 1 || (last && s->dist[v] == s->r && heard_directly(s, w, v)))
+      mark[i] = 1;
+  }
+  equal_row(mark, s->n_sub, s->star, cols, vals);
 }
 
 /* The @n x @n gossip matrix of CSR rows @row_ptr, @cols (guint) and @vals
@@ -212,19 +296,157 @@ static TopoGossip *gossip_take_rows(guint n, guint *row_ptr, GArray *cols, GArra
   return out;
 }
 
-static TopoGossip *sub_gossip(const Sub *s, const TopoGossip *w, GError **error) {
+/* The subproblem's gossip matrix from @w; @last: the run's last round
+ * (only the observer's row depends on it). */
+static TopoGossip *sub_gossip(const Sub *s, const TopoGossip *w, gboolean last, GError **error) {
   GArray *cols = g_array_new(FALSE, FALSE, sizeof(guint));
   GArray *vals = g_array_new(FALSE, FALSE, sizeof(double));
   guint *row_ptr = g_new(guint, s->n_sub + 1);
+  guint8 *mark = g_new0(guint8, s->n_sub);
   for (guint i = 0; i < s->n_sub; i++) {
     row_ptr[i] = cols->len;
-    if (i == s->star)
-      star_row(s, w, cols, vals);
+    if (i == s->star && s->shell == PRIV_LOCAL_SHELL_OBSERVED)
+      observer_row(s, w, last, mark, cols, vals);
+    else if (i == s->star)
+      star_row(s, w, mark, cols, vals);
+    else if (relaying(s->shell) && i >= s->first_relay)
+      relay_row(s, w, i, cols, vals);
     else
       sub_row(s, w, i, cols, vals);
   }
   row_ptr[s->n_sub] = cols->len;
+  g_free(mark);
   return gossip_take_rows(s->n_sub, row_ptr, cols, vals, "the ball's gossip matrix", error);
+}
+
+/* Union-find root of @i (path halving). */
+static guint uf_root(guint *parent, guint i) {
+  while (parent[i] != i)
+    i = parent[i] = parent[parent[i]];
+  return i;
+}
+
+/*
+ * The shell nodes heard through a relay: node -> 1 in the returned array of
+ * n (g_free), their number in *@count, increasing in @relays when given;
+ * NULL when there is none. Candidates: the shell nodes that hear several
+ * ball nodes in some round of @p (its rows list them, by symmetry). @all,
+ * or at most twice as many candidates as the @nb ball nodes (the
+ * subproblem at most triples): every candidate. Else by cost, with no
+ * effect on soundness (hearing a candidate's ball nodes directly is the
+ * colluding shell's, more knowledge): the candidates and the ball nodes
+ * they hear that no other shell node hears alone (not heard directly
+ * anyway) form a bipartite graph; a component gets relays only when it has
+ * fewer candidates than such ball nodes, since otherwise its relays'
+ * combinations, one per candidate and round, would as a rule determine
+ * those messages anyway (all but the last round's), at the price of a node
+ * each: on an overlay whose radius-2 ball of 135 nodes has 5,123 shell
+ * nodes, 2,451 of them candidates, relaying them all made the subproblem
+ * 19 times larger and the accounting's estimate 59 hours.
+ * O(shell edges n_gossip + n), n bytes, and 4 n more when there are
+ * candidates.
+ */
+static guint8 *relayed_shell(const PrivStructuredProblem *p, const guint *dist, guint r,
+                             const GArray *rim, guint n, guint nb, gboolean all, guint *count,
+                             GArray *relays) {
+  *count = 0;
+  GArray *cand = g_array_new(FALSE, FALSE, sizeof(guint));
+  guint8 *flag = NULL;
+  for (guint i = 0; i < rim->len; i++) {
+    guint v = g_array_index(rim, guint, i);
+    gboolean several = FALSE;
+    for (guint k = 0; k < p->n_gossip && !several; k++) {
+      const guint *c;
+      const double *x;
+      guint len = topo_gossip_row(p->gossip[k], v, &c, &x), in_ball = 0;
+      for (guint j = 0; j < len; j++)
+        in_ball += dist[c[j]] <= r;
+      several = in_ball >= 2;
+    }
+    if (several)
+      g_array_append_val(cand, v);
+  }
+  if (cand->len == 0) {
+    g_array_free(cand, TRUE);
+    return NULL;
+  }
+  flag = g_new0(guint8, n);
+  for (guint i = 0; i < cand->len; i++)
+    flag[g_array_index(cand, guint, i)] = 1;
+  if (!all && cand->len > 2 * (gsize)nb) {
+    /* flag 2: a ball node some non-candidate shell node hears directly. */
+    for (guint i = 0; i < rim->len; i++) {
+      guint v = g_array_index(rim, guint, i);
+      for (guint k = 0; k < p->n_gossip && flag[v] != 1; k++) {
+        const guint *c;
+        const double *x;
+        guint len = topo_gossip_row(p->gossip[k], v, &c, &x);
+        for (guint j = 0; j < len; j++)
+          if (dist[c[j]] <= r)
+            flag[c[j]] = 2;
+      }
+    }
+    /* The bipartite graph: candidates 0 .. m - 1, then the ball nodes they
+     * hear that are not heard directly, by first appearance. */
+    guint m = cand->len, *idx = g_new(guint, n);
+    memset(idx, 0xff, sizeof(guint) * n);
+    GArray *parent = g_array_new(FALSE, FALSE, sizeof(guint));
+    for (guint i = 0; i < m; i++)
+      g_array_append_val(parent, i);
+    for (guint i = 0; i < m; i++) {
+      guint v = g_array_index(cand, guint, i);
+      for (guint k = 0; k < p->n_gossip; k++) {
+        const guint *c;
+        const double *x;
+        guint len = topo_gossip_row(p->gossip[k], v, &c, &x);
+        for (guint j = 0; j < len; j++) {
+          if (dist[c[j]] > r || flag[c[j]] == 2)
+            continue;
+          if (idx[c[j]] == FAR) {
+            idx[c[j]] = parent->len;
+            g_array_append_val(parent, idx[c[j]]);
+          }
+          guint *pa = (guint *)(void *)parent->data;
+          guint a = uf_root(pa, i), b = uf_root(pa, idx[c[j]]);
+          if (a != b)
+            pa[MAX(a, b)] = MIN(a, b);
+        }
+      }
+    }
+    /* Per component (its root): candidates less ball nodes. */
+    guint *pa = (guint *)(void *)parent->data;
+    gint *excess = g_new0(gint, parent->len);
+    for (guint i = 0; i < parent->len; i++)
+      excess[uf_root(pa, i)] += i < m ? 1 : -1;
+    for (guint i = 0; i < m; i++)
+      if (excess[uf_root(pa, i)] >= 0)
+        flag[g_array_index(cand, guint, i)] = 0;
+    g_free(excess);
+    g_array_free(parent, TRUE);
+    g_free(idx);
+    /* Only the relayed candidates keep their flag. */
+    for (guint v = 0; v < n; v++)
+      if (flag[v] == 2)
+        flag[v] = 0;
+  }
+  for (guint i = 0; i < cand->len; i++) {
+    guint v = g_array_index(cand, guint, i);
+    if (flag[v] != 1)
+      continue;
+    (*count)++;
+    if (relays)
+      g_array_append_val(relays, v);
+  }
+  g_array_free(cand, TRUE);
+  if (*count == 0)
+    g_clear_pointer(&flag, g_free);
+  return flag;
+}
+
+/* Whether @p's shell may be heard through relays: PNDP attackers (LDP and
+ * SecLDP see every message: the merged shell is no weaker there). */
+static gboolean relays_apply(const PrivStructuredProblem *p) {
+  return p->trust == PRIV_TRUST_PNDP;
 }
 
 PrivReport *priv_local_report_shell(const PrivStructuredProblem *p, guint radius,
@@ -245,8 +467,15 @@ PrivReport *priv_local_report_lower(const PrivStructuredProblem *p, guint radius
                         "the local bound does not take a simulated run's messages yet");
     return NULL;
   }
+  if (shell == PRIV_LOCAL_SHELL_OBSERVED && !relays_apply(p)) {
+    g_set_error_literal(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                        "an observed shell is for PNDP attackers");
+    return NULL;
+  }
+  if (relaying(shell) && !relays_apply(p))
+    shell = PRIV_LOCAL_SHELL_MERGED;
   guint n = topo_gossip_n(p->gossip[0]);
-  if (!priv_check_budget(2 * sizeof(guint) * (gsize)n, p->max_bytes,
+  if (!priv_check_budget((3 * sizeof(guint) + 1) * (gsize)n, p->max_bytes,
                          "the hop counts of the local bound", error))
     return NULL;
   /* Beyond n hops nothing more is reached: r + 1 stays a guint. */
@@ -258,22 +487,35 @@ PrivReport *priv_local_report_lower(const PrivStructuredProblem *p, guint radius
   GArray *rim = g_array_new(FALSE, FALSE, sizeof(guint));
   hops(p, r, dist, ball, rim);
   gboolean covered = rim->len == 0;
+  GArray *relays = g_array_new(FALSE, FALSE, sizeof(guint));
+  guint n_multi = 0;
+  guint8 *multi = relaying(shell) || shell == PRIV_LOCAL_SHELL_OBSERVED
+                      ? relayed_shell(p, dist, r, rim, n, ball->len,
+                                      shell != PRIV_LOCAL_SHELL_RELAY, &n_multi,
+                                      relaying(shell) ? relays : NULL)
+                      : NULL;
 
   /* Sub indices follow node order, so every sub row stays sorted; the
-   * merged shell comes last. */
+   * merged shell (or observer) comes after the nodes, the relays last. */
   GArray *nodes = g_array_sized_new(FALSE, FALSE, sizeof(guint), ball->len + rim->len + 1);
-  Sub s = {.dist = dist, .r = r, .star = FAR};
-  if (shell == PRIV_LOCAL_SHELL_FULL) {
+  Sub s = {.dist = dist, .r = r, .shell = shell, .multi = multi, .star = FAR};
+  guint far = FAR;
+  if (shell == PRIV_LOCAL_SHELL_FULL || shell == PRIV_LOCAL_SHELL_OBSERVED) {
     g_array_append_vals(nodes, ball->data, ball->len);
     g_array_append_vals(nodes, rim->data, rim->len);
     g_array_sort(nodes, cmp_guint);
+    if (shell == PRIV_LOCAL_SHELL_OBSERVED && !covered) {
+      s.star = nodes->len;
+      g_array_append_val(nodes, far);
+    }
   } else {
     g_array_append_vals(nodes, ball->data, ball->len);
     if (!covered) {
-      guint far = FAR;
       s.star = ball->len;
       g_array_append_val(nodes, far);
     }
+    s.first_relay = nodes->len;
+    g_array_append_vals(nodes, relays->data, relays->len);
   }
   s.node = (const guint *)(void *)nodes->data;
   s.n_sub = nodes->len;
@@ -282,27 +524,43 @@ PrivReport *priv_local_report_lower(const PrivStructuredProblem *p, guint radius
       sub[s.node[i]] = i;
   s.sub = sub;
 
+  /* The attackers: the original ones, then the merged shell or observer
+   * (FULL: every shell node). The relays: RELAY's, or every shell node of
+   * OBSERVED (its state observed, its inputs not). */
   GArray *att = g_array_new(FALSE, FALSE, sizeof(guint));
+  GArray *rel = g_array_new(FALSE, FALSE, sizeof(guint));
   for (guint i = 0; i < p->n_attackers; i++)
     g_array_append_val(att, sub[p->attackers[i]]);
   if (s.star != FAR)
     g_array_append_val(att, s.star);
   for (guint i = 0; shell == PRIV_LOCAL_SHELL_FULL && i < rim->len; i++)
     g_array_append_val(att, sub[g_array_index(rim, guint, i)]);
+  for (guint i = 0; shell == PRIV_LOCAL_SHELL_OBSERVED && i < rim->len; i++)
+    g_array_append_val(rel, sub[g_array_index(rim, guint, i)]);
+  for (guint i = s.first_relay; relaying(shell) && i < s.n_sub; i++)
+    g_array_append_val(rel, i);
 
+  /* The observer's row differs in the last round: one matrix a round. */
+  guint K = p->K ? p->K : 1;
+  guint n_ws = shell == PRIV_LOCAL_SHELL_OBSERVED && !covered ? K * p->T : p->n_gossip;
   PrivReport *report = NULL;
   PrivBlocks *blocks = NULL;
-  TopoGossip **ws = g_new0(TopoGossip *, p->n_gossip);
+  TopoGossip **ws = g_new0(TopoGossip *, n_ws);
   guint *cls = sub_classes(p, s.node, s.n_sub);
   gboolean ok = TRUE;
-  for (guint k = 0; k < p->n_gossip && ok; k++)
-    ok = (ws[k] = sub_gossip(&s, p->gossip[k], error)) != NULL;
+  for (guint k = 0; k < n_ws && ok; k++) {
+    const TopoGossip *w = p->gossip[p->n_gossip == 1 ? 0 : k];
+    ok = (ws[k] = sub_gossip(&s, w, k + 1 == n_ws, error)) != NULL;
+  }
   if (ok) {
     PrivStructuredProblem q = *p;
     q.C_class = cls;
     q.gossip = (const TopoGossip *const *)ws;
+    q.n_gossip = n_ws;
     q.attackers = (const guint *)(void *)att->data;
     q.n_attackers = att->len;
+    q.relays = (const guint *)(void *)rel->data;
+    q.n_relays = rel->len;
     /* LDP colluders would not know their own noise, so the outside would
      * not be known: they get it (SecLDP), which only adds knowledge. */
     if (!covered && q.trust == PRIV_TRUST_LDP)
@@ -310,8 +568,9 @@ PrivReport *priv_local_report_lower(const PrivStructuredProblem *p, guint radius
     blocks = priv_structured_blocks(&q, error);
     if (!blocks && error && *error && (*error)->code == PRIV_ERROR_MEMORY)
       g_prefix_error(error,
-                     "the ball of radius %u (%u nodes; a smaller radius needs less): ", radius,
-                     ball->len);
+                     "the ball of radius %u (%u nodes and %u relays; a smaller radius needs "
+                     "less): ",
+                     radius, ball->len, relays->len);
   }
   if (blocks)
     report = priv_account_report(blocks, NULL, opt, error);
@@ -327,14 +586,18 @@ PrivReport *priv_local_report_lower(const PrivStructuredProblem *p, guint radius
     *info = (PrivLocalInfo){.radius = radius,
                             .ball = ball->len,
                             .shell = rim->len,
+                            .relays = relays->len,
                             .sub_nodes = s.n_sub,
                             .covered = covered};
-  for (guint k = 0; k < p->n_gossip; k++)
+  for (guint k = 0; k < n_ws; k++)
     topo_gossip_free(ws[k]);
   g_free(ws);
   g_free(cls);
+  g_free(multi);
   priv_blocks_free(blocks);
   g_array_free(att, TRUE);
+  g_array_free(rel, TRUE);
+  g_array_free(relays, TRUE);
   g_array_free(nodes, TRUE);
   g_array_free(ball, TRUE);
   g_array_free(rim, TRUE);
@@ -350,11 +613,16 @@ gboolean priv_local_ball(const PrivStructuredProblem *p, guint radius, PrivLocal
   GArray *rim = g_array_new(FALSE, FALSE, sizeof(guint));
   guint *dist = priv_local_distances(p, radius, ball, rim, error);
   gboolean ok = dist != NULL;
+  guint n_relays = 0;
+  if (ok && relays_apply(p))
+    g_free(relayed_shell(p, dist, MIN(radius, topo_gossip_n(p->gossip[0])), rim,
+                         topo_gossip_n(p->gossip[0]), ball->len, FALSE, &n_relays, NULL));
   if (ok)
     *info = (PrivLocalInfo){.radius = radius,
                             .ball = ball->len,
                             .shell = rim->len,
-                            .sub_nodes = ball->len + (rim->len > 0),
+                            .relays = n_relays,
+                            .sub_nodes = ball->len + (rim->len > 0) + n_relays,
                             .covered = rim->len == 0};
   g_array_free(ball, TRUE);
   g_array_free(rim, TRUE);
@@ -364,7 +632,7 @@ gboolean priv_local_ball(const PrivStructuredProblem *p, guint radius, PrivLocal
 
 PrivReport *priv_local_report(const PrivStructuredProblem *problem, guint radius,
                               const PrivAccountOptions *opt, PrivLocalInfo *info, GError **error) {
-  return priv_local_report_shell(problem, radius, opt, PRIV_LOCAL_SHELL_MERGED, info, error);
+  return priv_local_report_shell(problem, radius, opt, PRIV_LOCAL_SHELL_RELAY, info, error);
 }
 
 guint *priv_local_distances(const PrivStructuredProblem *p, guint radius, GArray *ball,

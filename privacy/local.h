@@ -16,6 +16,7 @@ typedef struct {
   guint radius;
   guint ball;       /* |B_r|: the nodes within radius hops of the attackers, them included */
   guint shell;      /* |S_{r+1}|: the nodes at radius + 1 hops, made colluders */
+  guint relays;     /* shell nodes hearing several ball nodes, observed through a relay */
   guint sub_nodes;  /* nodes of the subproblem given to priv_structured_blocks */
   gboolean covered; /* the shell is empty: the values are the exact ones */
   double cond;      /* priv_local_report_record: the ball's PrivBlocks.cond (else 0) */
@@ -29,7 +30,11 @@ typedef struct {
  * (more knowledge: a Loewner-larger X_u, so the exact sensitivity and mu can
  * only grow); their knowledge makes the outside known, so the ball's
  * dynamics with the original rows of W_r are the whole problem, the shell
- * S_{r+1} (merged into one observing node) seeing what it receives. Trust:
+ * S_{r+1} (merged into one observing node) seeing what it receives. PNDP:
+ * the colluders are weakened to the outside's randomness and the shell
+ * nodes' states, so a shell node hearing several ball nodes gives one
+ * combination of their messages a round (a relay, PrivStructuredProblem.
+ * relays): a bound never larger than the merged shell's. Trust:
  * PNDP and SecLDP are kept; LDP becomes SecLDP for the enlarged set (its
  * colluders must know their own noise), unless the ball covers everything
  * the attackers hear from (the exact problem). DECOR: a colluder knows the
@@ -50,14 +55,16 @@ typedef struct {
  * PRIV_ERROR_INVALID_ARGUMENT (radius 0, a W_r whose support is not
  * symmetric, those of priv_structured_blocks and priv_account_report),
  * PRIV_ERROR_MEMORY, PRIV_ERROR_NUMERICAL.
- * Complexity: O(K T nnz(W) log d) to check the supports, O(ball edges K T)
- * for the ball, then priv_structured_blocks on |B_r| + 1 nodes.
+ * Complexity: O(K T nnz(W) log d) to check the supports, O((ball + shell)
+ * edges K T) for the ball and the relays, then priv_structured_blocks on
+ * |B_r| + 1 nodes plus the relays (PNDP).
  */
 PrivReport *priv_local_report(const PrivStructuredProblem *problem, guint radius,
                               const PrivAccountOptions *opt, PrivLocalInfo *info, GError **error);
 
 /*
- * priv_local_ball: the sizes priv_local_report would account on (*@info),
+ * priv_local_ball: the sizes priv_local_report would account on (*@info,
+ * relays counted under PNDP; a delivery record's ball has none),
  * without accounting: to tell a user what a long accounting is about to do.
  * Errors: those of priv_local_report's checks. Complexity: its hop counts.
  */

@@ -8,16 +8,36 @@
 
 #include "privacy/internal.h"
 
-/* How the shell S_{r+1} (the colluders next to the ball) enters the
- * subproblem. Both give the same blocks (docs/local-bounds.md). */
+/* How the shell S_{r+1} (the nodes next to the ball) enters the
+ * subproblem (docs/local-bounds.md, "Why the bound is sound"). MERGED and
+ * FULL (the shell colludes) give the same blocks; so do RELAY_ALL and
+ * OBSERVED (the attackers observe each shell node's state, not its
+ * inputs), whose blocks are Loewner-below theirs; RELAY's lie between. */
 typedef enum {
   /* One observer node listing, per round, the ball nodes a shell node
    * hears: |B_r| + 1 nodes. */
   PRIV_LOCAL_SHELL_MERGED,
   /* Every shell node with its original row restricted to B_r U S_{r+1}
-   * (the weight of the dropped columns on its diagonal): |B_r| + |S_{r+1}|
-   * nodes. */
+   * (the weight of the dropped columns on its diagonal), an attacker:
+   * |B_r| + |S_{r+1}| nodes. */
   PRIV_LOCAL_SHELL_FULL,
+  /* priv_local_report's: one observer node hearing, per round, the ball
+   * nodes that the shell nodes without a relay hear, and a relay
+   * (PrivStructuredProblem.relays) per other shell node, its row that
+   * node's weights on the ball, the rest on the observer: |B_r| + 1 +
+   * relays nodes. The relays: the shell nodes hearing several ball nodes,
+   * where they are fewer than the ball nodes they alone hear (by
+   * component; priv_local_ball counts them). PNDP only (else MERGED). */
+  PRIV_LOCAL_SHELL_RELAY,
+  /* RELAY with a relay for every shell node hearing several ball nodes:
+   * never larger than RELAY, dearer where relays are many. */
+  PRIV_LOCAL_SHELL_RELAY_ALL,
+  /* The check of RELAY_ALL: every shell node kept with its row as in FULL
+   * but as a relay (its injections known, observing nothing), and one
+   * observer hearing every shell node in every round and, in the last one,
+   * the ball nodes RELAY_ALL's merged shell hears directly: |B_r| +
+   * |S_{r+1}| + 1 nodes. PNDP only. */
+  PRIV_LOCAL_SHELL_OBSERVED,
 } PrivLocalShell;
 
 /* Which certified lower bounds priv_local_lower computes (each is sound;

@@ -173,6 +173,39 @@ static gboolean check_problem(const PrivStructuredProblem *p, guint *K, GError *
       }
     }
   }
+  if (p->n_relays > 0) {
+    /* A relay stands for a state that the attackers observe as one sum of
+     * its inputs (docs/local-bounds.md): only PNDP attackers see less than
+     * every message, and a run's record keeps no such state. */
+    if (p->relays == NULL)
+      return fail(error, "relays: n_relays is set but the list is missing");
+    if (p->trust != PRIV_TRUST_PNDP)
+      return fail(error, "relays (nodes whose injections are known but which observe nothing) "
+                         "are for PNDP attackers only: LDP and SecLDP attackers see every "
+                         "message");
+    if (p->messages != NULL)
+      return fail(error, "relays are for synchronous runs: a run's delivery record keeps none");
+    guint n = topo_gossip_n(p->gossip[0]);
+    gboolean *seen = g_new0(gboolean, n);
+    for (guint i = 0; i < p->n_attackers; i++)
+      seen[p->attackers[i]] = TRUE;
+    gboolean ok = TRUE;
+    for (guint i = 0; i < p->n_relays && ok; i++) {
+      guint v = p->relays[i];
+      if (v >= n || seen[v]) {
+        g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                    v >= n ? "relay %u is out of range (the graph has %u nodes)"
+                           : "relay %u appears twice or is an attacker (%u nodes)",
+                    v, n);
+        ok = FALSE;
+      } else {
+        seen[v] = TRUE;
+      }
+    }
+    g_free(seen);
+    if (!ok)
+      return FALSE;
+  }
   if (p->engine == PRIV_ENGINE_POWERS && p->n_gossip != 1)
     return fail(error, "the W-power engine needs a static gossip matrix");
   if (p->engine != PRIV_ENGINE_AUTO && p->engine != PRIV_ENGINE_KALMAN &&
@@ -317,7 +350,7 @@ static void noiseless_status(const PrivStructCtx *c, PrivBlocks *blocks) {
         exposed[v] |= reach[v];
   }
   for (guint v = 0; v < c->n_nodes; v++)
-    if (!c->attacker[v] && exposed[v])
+    if (blocks->status[v] != PRIV_NODE_ATTACKER && exposed[v])
       blocks->status[v] = PRIV_NODE_UNPROTECTED;
   g_free(reach);
   g_free(next);
@@ -456,10 +489,18 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *problem, GError 
   PrivBlocks *blocks = priv_blocks_new(n, T, error);
   if (!blocks)
     return NULL;
-  gboolean *attacker = g_new0(gboolean, N);
+  gboolean *attacker = g_new0(gboolean, N), *relay = NULL, *known = NULL;
   for (guint i = 0; i < p->n_attackers; i++) {
     attacker[p->attackers[i]] = TRUE;
     blocks->status[p->attackers[i]] = PRIV_NODE_ATTACKER;
+  }
+  if (p->n_relays > 0) {
+    /* A relay's injections are known: no block, and no cover either. */
+    relay = g_new0(gboolean, N);
+    for (guint i = 0; i < p->n_relays; i++) {
+      relay[p->relays[i]] = TRUE;
+      blocks->status[p->relays[i]] = PRIV_NODE_ATTACKER;
+    }
   }
 
   double *Cinv = NULL, *C = NULL, *Cinv_set = NULL;
@@ -597,6 +638,7 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *problem, GError 
   c.n_gossip = p->n_gossip;
   c.messages = p->messages;
   c.attacker = attacker;
+  c.relay = relay;
   c.max_bytes = p->max_bytes;
   c.threads = MAX(p->threads, 1);
   c.progress = p->progress;
@@ -607,12 +649,12 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *problem, GError 
   /* Under LDP nothing is known, the attackers' noise included. */
   noisy = g_new0(gboolean, N);
   for (guint u = 0; u < n; u++)
-    noisy[u] = p->trust == PRIV_TRUST_LDP || !attacker[u];
+    noisy[u] = (p->trust == PRIV_TRUST_LDP || !attacker[u]) && !(relay && relay[u]);
   c.noisy = noisy;
   c.victims = g_new(guint, n);
   c.noisy_nodes = g_new(guint, n);
   for (guint u = 0; u < n; u++) {
-    if (!attacker[u])
+    if (blocks->status[u] != PRIV_NODE_ATTACKER)
       c.victims[c.n_victims++] = u;
     if (noisy[u])
       c.noisy_nodes[c.n_noisy++] = u;
@@ -623,6 +665,13 @@ PrivBlocks *priv_structured_blocks(const PrivStructuredProblem *problem, GError 
     double ratio = p->sigma_secret / p->sigma;
     c.secret_var = ratio * ratio;
     c.secret_known = p->trust == PRIV_TRUST_LDP ? NULL : attacker;
+    if (relay != NULL) {
+      /* A relay's injection is known whole, its edges' secrets with it. */
+      known = g_memdup2(attacker, sizeof(gboolean) * N);
+      for (guint v = 0; v < N; v++)
+        known[v] = known[v] || relay[v];
+      c.secret_known = known;
+    }
     c.secret_gossip = p->secret_gossip;
     c.n_secret_gossip = p->n_secret_gossip;
   }
@@ -688,6 +737,8 @@ out:
   if (ok && p->sigma > 0)
     priv_blocks_set_scale(blocks, p->sigma);
   g_free(attacker);
+  g_free(relay);
+  g_free(known);
   g_free(C);
   g_free(Cinv);
   g_free(Cinv_set);

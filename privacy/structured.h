@@ -128,6 +128,16 @@ typedef struct {
   PrivTrust trust;
   const guint *attackers; /* distinct nodes, >= 1 */
   guint n_attackers;
+  /* Nodes whose injections (gradients and noise) the attackers know but
+   * which observe nothing: they are heard by the nodes whose rows list
+   * them, like any node, and are never victims. The certified local bound
+   * (docs/local-bounds.md) makes one per shell node that hears several
+   * ball nodes: a stand-in for that node's state, which the colluders
+   * observe but whose individual inputs they do not. Distinct, not
+   * attackers; PNDP only, without @messages (a synchronous run); every
+   * engine takes them. NULL: none. */
+  const guint *relays;
+  guint n_relays;
   double sigma; /* noise multiplier (noise std sigma*Delta), >= 0 */
   /* DECOR: noise multiplier of the edge secrets (std sigma_secret*Delta),
    * finite and >= 0 (0: D-SGD); ignored by the other protocols. */

@@ -23,11 +23,14 @@ typedef struct {
    * are never seen. */
   guint n_nodes;
   const TopoGossip *const *gossip;
-  guint n_gossip;           /* 1 (static) or R */
+  guint n_gossip;                    /* 1 (static) or R */
   const PrivRoundMessages *messages; /* NULL or R rounds (PrivStructuredProblem) */
-  const gboolean *attacker; /* n */
-  const gboolean *noisy;    /* n: injection noise unknown to the attackers */
-  guint *victims;           /* the non-attackers in increasing order */
+  const gboolean *attacker;          /* n */
+  /* n: PrivStructuredProblem.relays (injection known, no victim, observes
+   * nothing); NULL: none. */
+  const gboolean *relay;
+  const gboolean *noisy; /* n: injection noise unknown to the attackers */
+  guint *victims;        /* the non-attackers in increasing order */
   guint n_victims;
   guint *noisy_nodes; /* the noisy nodes in increasing order (victims among them) */
   guint n_noisy;

@@ -275,7 +275,7 @@ static void victims_chunk(Victims *v, guint ci, double *Vc, double *Om, double *
   }
   for (guint u = 0; u < cw; u++) {
     guint node = u0 + u;
-    if (c->attacker[node])
+    if (c->attacker[node] || (c->relay && c->relay[node]))
       continue;
     double *X = v->blocks->X + (gsize)node * T * T;
     for (guint k = 0; k < T; k++) {

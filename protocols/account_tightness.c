@@ -95,12 +95,13 @@ gboolean proto_account_job_execute_tightness(ProtoAccountJob *j, ProtoAccountOnc
     }
     drop_kept(kept, j->n_acs);
     have = FALSE;
-    guint node, ball = 0;
+    guint node, ball = 0, sub = 0;
     double worst = widest(j, &node);
     gboolean covered = TRUE;
     for (guint a = 0; a < j->n_acs; a++) {
       covered = covered && j->acs[a].local.covered;
       ball = MAX(ball, j->acs[a].local.ball);
+      sub = MAX(sub, j->acs[a].local.sub_nodes);
     }
     if (say != NULL) {
       char *line = g_strdup_printf("--tightness %g: radius %u (%u nodes, %.1f s): widest "
@@ -121,20 +122,25 @@ gboolean proto_account_job_execute_tightness(ProtoAccountJob *j, ProtoAccountOnc
           j->radius, worst, node);
       break;
     }
-    /* The next ball's size, for the time estimate (static gossip). */
-    if (j->w != NULL && ball > 0) {
+    /* The next subproblem's size (the ball, its merged shell and relays),
+     * for the time estimate (static gossip). */
+    if (j->w != NULL && sub > 0) {
       const TopoGossip *ws[] = {j->w};
       PrivStructuredProblem q = proto_account_job_problem(j, 0);
       q.gossip = ws;
       q.n_gossip = 1;
       PrivLocalInfo next;
       if (priv_local_ball(&q, j->radius + 1, &next, NULL)) {
-        double f = (double)next.ball / ball, est = secs * f * f;
+        /* A delivery record's ball has no relays (priv_local_report_record). */
+        if (j->mode.kind != PROTO_MODE_SYNC)
+          next.sub_nodes -= next.relays;
+        double f = (double)next.sub_nodes / sub, est = secs * f * f;
         if (est > TIGHTNESS_MAX_SECONDS) {
           j->tightness_stop = g_strdup_printf(
               "radius %u: widest mu / mu_lower %.6g (victim %u); radius %u (%u nodes) would "
-              "take about %.0f s (this radius's %.1f s x (%u / %u)^2), over the %.0f s limit",
-              j->radius, worst, node, j->radius + 1, next.ball, est, secs, next.ball, ball,
+              "take about %.0f s (this radius's %.1f s x (%u / %u)^2, the nodes accounted), "
+              "over the %.0f s limit",
+              j->radius, worst, node, j->radius + 1, next.ball, est, secs, next.sub_nodes, sub,
               TIGHTNESS_MAX_SECONDS);
           break;
         }

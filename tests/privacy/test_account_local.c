@@ -107,6 +107,19 @@ static PrivReport *local(const PrivStructuredProblem *p, guint radius, MfSensiti
   return r;
 }
 
+/* local() with the exact sensitivity where only mu is compared: mu_lower
+ * from the projection alone (the cheaper bound; mu does not depend on it). */
+static PrivReport *local_mu(const PrivStructuredProblem *p, guint radius, PrivLocalShell shell,
+                            PrivLocalInfo *info) {
+  PrivAccountOptions opt = {.b = p->b, .sensitivity = MF_SENSITIVITY_EXACT};
+  GError *err = NULL;
+  PrivReport *r = priv_local_report_lower(p, radius, &opt, shell, PRIV_LOCAL_LOWER_PROJECTION, info,
+                                          &err);
+  g_assert_no_error(err);
+  g_assert_nonnull(r);
+  return r;
+}
+
 /* a >= b within TOL (inf >= anything; nothing finite >= inf). */
 static void assert_geq(double a, double b) {
   if (isinf(b))
@@ -211,10 +224,19 @@ static void check_case_with(const Case *c, double sigma_secret, PrivEngine engin
 
   double *prev = NULL;
   gboolean covered = FALSE;
+  guint relays_seen = 0, tighter = 0;
   for (guint radius = 1; !covered; radius++) {
-    PrivLocalInfo info;
-    PrivReport *le = local(&p, radius, MF_SENSITIVITY_EXACT, PRIV_LOCAL_SHELL_MERGED, &info);
-    PrivReport *lb = local(&p, radius, MF_SENSITIVITY_BOUND, PRIV_LOCAL_SHELL_MERGED, NULL);
+    PrivLocalInfo info, merged_info;
+    PrivReport *le = local(&p, radius, MF_SENSITIVITY_EXACT, PRIV_LOCAL_SHELL_RELAY, &info);
+    PrivReport *lb = local(&p, radius, MF_SENSITIVITY_BOUND, PRIV_LOCAL_SHELL_RELAY, NULL);
+    /* The shell as colluders: what the relays tighten. */
+    PrivReport *lm = local_mu(&p, radius, PRIV_LOCAL_SHELL_MERGED, &merged_info);
+    /* A relay for every shell node hearing several ball nodes (PNDP; the
+     * radii the second construction checks). */
+    PrivLocalInfo all_info = {0};
+    PrivReport *la = radius <= 2 && c->trust == PRIV_TRUST_PNDP
+                         ? local_mu(&p, radius, PRIV_LOCAL_SHELL_RELAY_ALL, &all_info)
+                         : NULL;
     covered = info.covered;
     g_assert_cmpuint(info.radius, ==, radius);
     PrivLocalInfo ball;
@@ -222,18 +244,37 @@ static void check_case_with(const Case *c, double sigma_secret, PrivEngine engin
     g_assert_true(priv_local_ball(&p, radius, &ball, &berr));
     g_assert_no_error(berr);
     g_assert_cmpmem(&ball, sizeof ball, &info, sizeof info);
-    g_assert_cmpuint(info.sub_nodes, ==, info.ball + !covered);
+    g_assert_cmpuint(info.sub_nodes, ==, info.ball + !covered + info.relays);
+    g_assert_cmpuint(merged_info.sub_nodes, ==, info.ball + !covered);
+    g_assert_cmpuint(merged_info.relays, ==, 0);
+    if (c->trust != PRIV_TRUST_PNDP)
+      g_assert_cmpuint(info.relays, ==, 0); /* every message is seen: no relay */
+    relays_seen += info.relays;
+    g_assert_cmpuint(info.relays, <=, la ? all_info.relays : info.relays);
+    if (la != NULL && g_test_verbose())
+      g_test_message("%s radius %u: %u relays, %u with one for every shell node hearing several "
+                     "ball nodes (ball %u)",
+                     c->graph, radius, info.relays, all_info.relays, info.ball);
     g_assert_cmpuint(le->n_victims, ==, info.ball - c->n_attackers);
     g_assert_cmpuint(lb->n_victims, ==, le->n_victims);
+    g_assert_cmpuint(lm->n_victims, ==, le->n_victims);
     double *mu = mu_by_node(le, n);
     for (guint i = 0; i < le->n_victims; i++) {
       const PrivVictim *v = &le->victims[i];
       g_assert_cmpint(v->distance, >=, 1);
       g_assert_cmpint(v->distance, <=, (gint)radius);
       g_assert_cmpuint(lb->victims[i].node, ==, v->node);
+      g_assert_cmpuint(lm->victims[i].node, ==, v->node);
       g_assert_false(isnan(mu0[v->node]));
       assert_geq(v->mu, mu0[v->node]);
       assert_geq(lb->victims[i].mu, mu0[v->node]);
+      /* The relays' view is a function of the colluding shell's. */
+      assert_geq(lm->victims[i].mu, v->mu);
+      if (la != NULL) /* and a relay for every such node sees less still */
+        assert_geq(v->mu, la->victims[i].mu);
+      if (info.relays == 0)
+        g_assert_cmpfloat(v->mu, ==, lm->victims[i].mu); /* the same subproblem */
+      tighter += lm->victims[i].mu > v->mu * (1 + 1e-6);
       if (prev != NULL && !isnan(prev[v->node]))
         assert_geq(prev[v->node], v->mu); /* non-increasing in the radius */
       if (covered)
@@ -248,7 +289,7 @@ static void check_case_with(const Case *c, double sigma_secret, PrivEngine engin
     PrivLocalLower kinds[2] = {PRIV_LOCAL_LOWER_PROJECTION, PRIV_LOCAL_LOWER_DOMINATION};
     for (guint k = 0; k < 2; k++) {
       PrivAccountOptions o = {.b = p.b, .sensitivity = MF_SENSITIVITY_EXACT};
-      only[k] = priv_local_report_lower(&p, radius, &o, PRIV_LOCAL_SHELL_MERGED, kinds[k], NULL,
+      only[k] = priv_local_report_lower(&p, radius, &o, PRIV_LOCAL_SHELL_RELAY, kinds[k], NULL,
                                         &err);
       g_assert_no_error(err);
       g_assert_cmpuint(only[k]->n_victims, ==, le->n_victims);
@@ -276,16 +317,32 @@ static void check_case_with(const Case *c, double sigma_secret, PrivEngine engin
       if (isnan(mu[exact->victims[i].node]))
         g_assert_cmpfloat(exact->victims[i].mu, ==, 0.0);
     if (radius <= 2) {
-      /* One observer for the shell or the shell itself: the same bound. */
+      /* One observer for the colluding shell or the shell itself: the
+       * same bound. */
       PrivLocalInfo full_info;
       PrivReport *full = local(&p, radius, MF_SENSITIVITY_EXACT, PRIV_LOCAL_SHELL_FULL, &full_info);
       g_assert_cmpuint(full_info.sub_nodes, ==, info.ball + info.shell);
       g_assert_cmpuint(full->n_victims, ==, le->n_victims);
       for (guint i = 0; i < le->n_victims; i++) {
         g_assert_cmpuint(full->victims[i].node, ==, le->victims[i].node);
-        assert_close(full->victims[i].mu, le->victims[i].mu);
+        assert_close(full->victims[i].mu, lm->victims[i].mu);
       }
       priv_report_free(full);
+    }
+    if (radius <= 2 && c->trust == PRIV_TRUST_PNDP) {
+      /* Every shell node kept as a relay with its own row, its state
+       * observed: the same bound as a relay per shell node hearing several
+       * ball nodes and the others' ball neighbours heard directly. */
+      g_assert_nonnull(la);
+      PrivLocalInfo obs_info;
+      PrivReport *obs = local_mu(&p, radius, PRIV_LOCAL_SHELL_OBSERVED, &obs_info);
+      g_assert_cmpuint(obs_info.sub_nodes, ==, info.ball + info.shell + !covered);
+      g_assert_cmpuint(obs->n_victims, ==, le->n_victims);
+      for (guint i = 0; i < le->n_victims; i++) {
+        g_assert_cmpuint(obs->victims[i].node, ==, la->victims[i].node);
+        assert_close(obs->victims[i].mu, la->victims[i].mu);
+      }
+      priv_report_free(obs);
     }
     if (g_test_verbose()) {
       double lo = INFINITY, hi = 0.0, sum = 0.0;
@@ -308,7 +365,13 @@ static void check_case_with(const Case *c, double sigma_secret, PrivEngine engin
     prev = mu;
     priv_report_free(le);
     priv_report_free(lb);
+    priv_report_free(lm);
+    if (la != NULL)
+      priv_report_free(la);
   }
+  if (g_test_verbose())
+    g_test_message("%s: %u relays over the radii, %u victims tighter than the merged shell",
+                   c->graph, relays_seen, tighter);
   g_free(prev);
   g_free(mu0);
   priv_report_free(exact);
@@ -719,8 +782,7 @@ static void test_lower_random(void) {
   const char *families[] = {"regular:n=%u,d=3,seed=%u", "barabasi:n=%u,m=2,seed=%u",
                             "erdos:n=%u,p=0.06,seed=%u,connected=true"};
   const PrivTrust trusts[] = {PRIV_TRUST_PNDP, PRIV_TRUST_LDP, PRIV_TRUST_SECLDP};
-  const PrivProtocol protos[] = {PRIV_PROTOCOL_DSGD, PRIV_PROTOCOL_MUFFLIATO,
-                                 PRIV_PROTOCOL_MFDSGD};
+  const PrivProtocol protos[] = {PRIV_PROTOCOL_DSGD, PRIV_PROTOCOL_MUFFLIATO, PRIV_PROTOCOL_MFDSGD};
   guint i = 0;
   for (guint f = 0; f < G_N_ELEMENTS(families); f++)
     for (guint seed = 1; seed <= 3; seed++, i++) {
@@ -898,6 +960,133 @@ static void test_errors(void) {
   topo_graph_free(g);
 }
 
+/* priv_structured_blocks(@p) refused as invalid, its message holding
+ * @needle. */
+static void expect_blocks_refused(const PrivStructuredProblem *p, const char *needle) {
+  GError *err = NULL;
+  g_assert_null(priv_structured_blocks(p, &err));
+  test_expect_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT, "priv_structured_blocks",
+                    TEST_NEEDLES(needle));
+}
+
+/* Relays (PrivStructuredProblem.relays): refused where they mean nothing
+ * (LDP, SecLDP, a run's messages) or are not nodes of their own; every
+ * engine of the structured path gives the local bound with relays the same
+ * blocks (D-SGD on a static W: POWERS, KALMAN, KALMAN_DENSE and DENSE). */
+static void test_relays(void) {
+  GError *err = NULL;
+  TopoGraph *g = topo_graph_generate("erdos:n=20,p=0.15,seed=3,connected=true", &err);
+  g_assert_no_error(err);
+  TopoGossip *w = topo_gossip_new(g, TOPO_GOSSIP_METROPOLIS, &err);
+  g_assert_no_error(err);
+  const TopoGossip *ws[] = {w};
+  guint A[] = {0}, rel[] = {3, 3};
+  PrivStructuredProblem p = {.protocol = PRIV_PROTOCOL_DSGD,
+                             .T = 4,
+                             .gossip = ws,
+                             .n_gossip = 1,
+                             .trust = PRIV_TRUST_LDP,
+                             .attackers = A,
+                             .n_attackers = 1,
+                             .relays = rel,
+                             .n_relays = 1,
+                             .sigma = 0.9};
+  expect_blocks_refused(&p, "PNDP attackers only");
+  p.trust = PRIV_TRUST_SECLDP;
+  expect_blocks_refused(&p, "PNDP attackers only");
+  p.trust = PRIV_TRUST_PNDP;
+  p.n_relays = 2; /* twice the same node */
+  expect_blocks_refused(&p, "relay 3 appears twice or is an attacker");
+  rel[1] = 0; /* an attacker */
+  expect_blocks_refused(&p, "relay 0 appears twice or is an attacker");
+  rel[1] = 20;
+  expect_blocks_refused(&p, "relay 20 is out of range");
+  p.relays = NULL;
+  expect_blocks_refused(&p, "the list is missing");
+  /* A run's messages: every node sends to its neighbours, all delivered. */
+  p.relays = rel;
+  p.n_relays = 1;
+  guint *ptr = g_new(guint, 21);
+  GArray *from = g_array_new(FALSE, FALSE, sizeof(guint));
+  for (guint u = 0; u < 20; u++) {
+    ptr[u] = from->len;
+    const guint *c;
+    const double *x;
+    guint len = topo_gossip_row(w, u, &c, &x);
+    for (guint j = 0; j < len; j++)
+      if (c[j] != u)
+        g_array_append_val(from, c[j]);
+  }
+  ptr[20] = from->len;
+  guint8 *delivered = g_new(guint8, MAX(from->len, 1u));
+  memset(delivered, 1, MAX(from->len, 1u));
+  PrivRoundMessages msg[4];
+  const TopoGossip *w4[4];
+  for (guint r = 0; r < 4; r++) {
+    msg[r] = (PrivRoundMessages){ptr, (const guint *)(void *)from->data, delivered};
+    w4[r] = w;
+  }
+  p.messages = msg;
+  p.gossip = w4;
+  p.n_gossip = 4;
+  expect_blocks_refused(&p, "synchronous runs");
+  g_free(ptr);
+  g_free(delivered);
+  g_array_free(from, TRUE);
+
+  /* The local bound with relays, on each engine. */
+  p.messages = NULL;
+  p.gossip = ws;
+  p.n_gossip = 1;
+  p.relays = NULL;
+  p.n_relays = 0;
+  PrivEngine engines[] = {PRIV_ENGINE_POWERS, PRIV_ENGINE_KALMAN, PRIV_ENGINE_KALMAN_DENSE,
+                          PRIV_ENGINE_DENSE};
+  guint with_relays = 0;
+  for (guint radius = 1; radius <= 3; radius++) {
+    PrivReport *ref = NULL;
+    PrivLocalInfo info;
+    for (guint e = 0; e < G_N_ELEMENTS(engines); e++) {
+      p.engine = engines[e];
+      PrivReport *r = local(&p, radius, MF_SENSITIVITY_EXACT, PRIV_LOCAL_SHELL_RELAY, &info);
+      if (ref == NULL) {
+        ref = r;
+        continue;
+      }
+      g_assert_cmpuint(r->n_victims, ==, ref->n_victims);
+      for (guint i = 0; i < r->n_victims; i++) {
+        g_assert_cmpuint(r->victims[i].node, ==, ref->victims[i].node);
+        assert_close(r->victims[i].mu, ref->victims[i].mu);
+      }
+      priv_report_free(r);
+    }
+    with_relays += info.relays > 0;
+    priv_report_free(ref);
+  }
+  g_assert_cmpuint(with_relays, >=, 2);
+  topo_gossip_free(w);
+  topo_graph_free(g);
+
+  /* Radius 1 on a dense regular graph: more shell nodes hear several of
+   * the 21 ball nodes than twice the ball, so only the components with
+   * fewer of them than ball nodes they alone hear get relays (none here:
+   * the colluding shell's subproblem), and check_case compares that with
+   * a relay for each (RELAY_ALL) and the exact value. */
+  const Case dense = {"regular:n=100,d=20,seed=2",
+                      PRIV_PROTOCOL_DSGD,
+                      1,
+                      3,
+                      1,
+                      PRIV_TRUST_PNDP,
+                      {0},
+                      1,
+                      NULL,
+                      FALSE,
+                      FALSE,
+                      0};
+  check_case(&dense);
+}
+
 /* DECOR's edge secrets: a colluder knows the secrets of its own edges, so
  * the ball-shell secrets are known and the ball-ball ones are not. PNDP,
  * SecLDP and LDP, one attacker and a collusion set, b = 1 and b > 1, regular,
@@ -996,5 +1185,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/privacy/account/local/lower-domination", test_lower_domination);
   g_test_add_func("/privacy/account/local/errors", test_errors);
   g_test_add_func("/privacy/account/local/decor", test_decor);
+  g_test_add_func("/privacy/account/local/relays", test_relays);
   return g_test_run();
 }
