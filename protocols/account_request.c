@@ -632,6 +632,16 @@ static PrivReport *local_recorded(const ProtoAccountJob *j, ProtoAccounting *ac,
   }
   for (guint i = 0; i < p->n_attackers; i++)
     att[i] = keep[p->attackers[i]];
+  /* A C per class: the map is by graph node, the record's problem by
+   * record index (priv_local_report_record reads it through the ball's
+   * list in turn). */
+  guint *cls = NULL;
+  if (p->C_class != NULL) {
+    cls = g_new(guint, m);
+    for (guint i = 0; i < m; i++)
+      cls[i] = p->C_class[node[i]];
+    q.C_class = cls;
+  }
   ProtoRunConfig cfg = run_config(j);
   guint K = j->proto.protocol == PRIV_PROTOCOL_MUFFLIATO ? MAX(j->proto.K, 1u) : 1u;
   /* The timing pass first (option (b)); the engine's run (a) where it does
@@ -686,6 +696,7 @@ static PrivReport *local_recorded(const ProtoAccountJob *j, ProtoAccounting *ac,
   g_free(keep);
   g_free(dist_rec);
   g_free(att);
+  g_free(cls);
   g_free(rows);
 out:
   g_free(dist);
