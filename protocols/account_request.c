@@ -686,7 +686,9 @@ static PrivReport *local_recorded(const ProtoAccountJob *j, ProtoAccounting *ac,
     q.attackers = att;
     if (q.progress)
       q.progress = ball_progress;
+    gint64 t0 = g_get_monotonic_time();
     report = priv_local_report_record(&q, dist_rec, j->radius, opt, &ac->local, error);
+    ac->ball_seconds = (double)(g_get_monotonic_time() - t0) / G_USEC_PER_SEC;
   }
   for (guint i = 0; report && i < report->n_victims; i++)
     report->victims[i].node = node[report->victims[i].node];
@@ -714,6 +716,7 @@ gboolean proto_account_job_execute_one(ProtoAccountJob *j, guint a, GError **err
   ProtoAccounting *ac = &j->acs[a];
   g_clear_pointer(&ac->timing_fallback, g_free);
   ac->timing_ties = 0;
+  ac->ball_seconds = 0;
   PrivStructuredProblem p = proto_account_job_problem(j, a);
   PrivAccountOptions opt = report_options(j);
   ItemProgress ip = {j, a};
@@ -725,7 +728,9 @@ gboolean proto_account_job_execute_one(ProtoAccountJob *j, guint a, GError **err
   if (j->radius && j->mode.kind != PROTO_MODE_SYNC) {
     ac->report = local_recorded(j, ac, &p, &opt, error);
   } else if (j->radius) {
+    gint64 t0 = g_get_monotonic_time();
     ac->report = proto_account_local(&p, j->w, j->schedule, j->radius, &opt, &ac->local, error);
+    ac->ball_seconds = (double)(g_get_monotonic_time() - t0) / G_USEC_PER_SEC;
   } else {
     PrivBlocks *blocks = NULL;
     if (j->deliveries != NULL) {

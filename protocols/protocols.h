@@ -1439,6 +1439,10 @@ typedef struct {
    * pass's ties outside the ball (proto_deliveries_ties). */
   char *timing_fallback;
   guint64 timing_ties;
+  /* Path local: the wall seconds of the ball's accounting, the part of
+   * the work that grows with the radius (not the graph's gossip nor an
+   * asynchronous run's whole-graph timing pass); --tightness's estimate. */
+  double ball_seconds;
 } ProtoAccounting;
 
 /*
