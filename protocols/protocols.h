@@ -1743,9 +1743,12 @@ typedef void (*ProtoAccountSay)(const char *line, gpointer data);
  * every victim's mu / mu_lower <= tightness (tightness_met), or stops
  * short with the reports of the last radius that ran and tightness_stop
  * saying where and why: the ball covers the graph, the next radius is
- * estimated over 600 s (this radius's wall time x the ball's growth
- * squared, static gossip), or it fails for memory (PRIV_ERROR_MEMORY: the
- * previous radius is kept). @say (nullable) gets one line per radius.
+ * estimated over 600 s ($DPGOSSIP_TIGHTNESS_SECONDS if set; static gossip:
+ * this radius's balls' accounting, ProtoAccounting.ball_seconds, x the
+ * ball's growth squared, plus the rest of its wall time as is, e.g. an
+ * asynchronous run's whole-graph timing pass), or it fails for memory
+ * (PRIV_ERROR_MEMORY: the previous radius is kept). @say (nullable) gets
+ * one line per radius.
  * Errors: those of @once (but memory after a first radius).
  * Cost: the accountings of each radius tried.
  */
