@@ -118,7 +118,7 @@ gboolean spec_check_text_rows(const char *path, const char *text, gsize len, gsi
 
 /*
  * A large matrix on transparent huge pages where the kernel gives them on
- * request (THP "madvise", Debian's default): the engines walk such
+ * request (THP "madvise"; "always" gives them anyway): the engines walk such
  * matrices by columns and scatter into them (the Kalman engine's copy rows
  * in stale mode, a row of 233 KB at n = 10^4), so with 4 KB pages nearly
  * every access misses the TLB, and the first touch of each 4 KB is a page
