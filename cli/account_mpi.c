@@ -16,7 +16,7 @@ typedef struct {
   guint32 T, b, sensitivity, n_victims, has_muff;
   guint32 fallback_len; /* the timing pass's fallback (with its NUL; 0: none) */
   guint64 ties;
-  double alpha, delta;
+  double alpha, delta, ball_seconds;
   PrivLocalInfo local;
 } ReportHeader;
 
@@ -31,7 +31,7 @@ static GBytes *account_one(guint a, gpointer data, GError **error) {
     guint32 flen = ac->timing_fallback ? (guint32)strlen(ac->timing_fallback) + 1 : 0;
     ReportHeader h = {
         r->T,     r->b,     r->sensitivity, r->n_victims, ac->muff != NULL, flen, ac->timing_ties,
-        r->alpha, r->delta, ac->local};
+        r->alpha, r->delta, ac->ball_seconds, ac->local};
     GByteArray *b = g_byte_array_new();
     g_byte_array_append(b, (const guint8 *)&h, sizeof h);
     g_byte_array_append(b, (const guint8 *)r->victims, r->n_victims * sizeof *r->victims);
@@ -59,6 +59,7 @@ static void account_unpack(GBytes *bytes, guint n, ProtoAccounting *ac) {
   ac->report = r;
   ac->local = h.local;
   ac->timing_ties = h.ties;
+  ac->ball_seconds = h.ball_seconds;
   gsize at = sizeof h + h.n_victims * sizeof *r->victims;
   if (h.has_muff) {
     ac->muff = g_memdup2(p + at, n * sizeof(double));

@@ -635,6 +635,16 @@ static PrivReport *local_recorded(const ProtoAccountJob *j, ProtoAccounting *ac,
   }
   for (guint i = 0; i < p->n_attackers; i++)
     att[i] = keep[p->attackers[i]];
+  /* A C per class: the map is by graph node, the record's problem by
+   * record index (priv_local_report_record reads it through the ball's
+   * list in turn). */
+  guint *cls = NULL;
+  if (p->C_class != NULL) {
+    cls = g_new(guint, m);
+    for (guint i = 0; i < m; i++)
+      cls[i] = p->C_class[node[i]];
+    q.C_class = cls;
+  }
   ProtoRunConfig cfg = run_config(j);
   guint K = j->proto.protocol == PRIV_PROTOCOL_MUFFLIATO ? MAX(j->proto.K, 1u) : 1u;
   /* The timing pass first (option (b)); the engine's run (a) where it does
@@ -679,7 +689,9 @@ static PrivReport *local_recorded(const ProtoAccountJob *j, ProtoAccounting *ac,
     q.attackers = att;
     if (q.progress)
       q.progress = ball_progress;
+    gint64 t0 = g_get_monotonic_time();
     report = priv_local_report_record(&q, dist_rec, j->radius, opt, &ac->local, error);
+    ac->ball_seconds = (double)(g_get_monotonic_time() - t0) / G_USEC_PER_SEC;
   }
   for (guint i = 0; report && i < report->n_victims; i++)
     report->victims[i].node = node[report->victims[i].node];
@@ -689,6 +701,7 @@ static PrivReport *local_recorded(const ProtoAccountJob *j, ProtoAccounting *ac,
   g_free(keep);
   g_free(dist_rec);
   g_free(att);
+  g_free(cls);
   g_free(rows);
 out:
   g_free(dist);
@@ -706,6 +719,7 @@ gboolean proto_account_job_execute_one(ProtoAccountJob *j, guint a, GError **err
   ProtoAccounting *ac = &j->acs[a];
   g_clear_pointer(&ac->timing_fallback, g_free);
   ac->timing_ties = 0;
+  ac->ball_seconds = 0;
   PrivStructuredProblem p = proto_account_job_problem(j, a);
   PrivAccountOptions opt = report_options(j);
   ItemProgress ip = {j, a};
@@ -717,7 +731,9 @@ gboolean proto_account_job_execute_one(ProtoAccountJob *j, guint a, GError **err
   if (j->radius && j->mode.kind != PROTO_MODE_SYNC) {
     ac->report = local_recorded(j, ac, &p, &opt, error);
   } else if (j->radius) {
+    gint64 t0 = g_get_monotonic_time();
     ac->report = proto_account_local(&p, j->w, j->schedule, j->radius, &opt, &ac->local, error);
+    ac->ball_seconds = (double)(g_get_monotonic_time() - t0) / G_USEC_PER_SEC;
   } else {
     PrivBlocks *blocks = NULL;
     if (j->deliveries != NULL) {

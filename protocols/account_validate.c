@@ -368,15 +368,11 @@ static gboolean check_exclusions(const ProtoAccountRequest *r, ProtoAccountJob *
     if (j->radius && async && j->proto.structured && proto_account_job_recordable(j)) {
       /* The ball's part of the run's record (docs/local-bounds.md). */
       /* MF-D-SGD's record is D-SGD's (its noise never times a message);
-       * the ball is accounted with its one C, as in the synchronous case
-       * (tests/protocols/test_account_observer.c, local/deliveries); DECOR's
-       * ball takes the ball-shell secrets on the schedule's edges
-       * (docs/local-bounds.md). A C-set's record has no such check yet. */
-      if (j->proto.protocol == PRIV_PROTOCOL_MFDSGD && proto_c_spec_is_cset(j->proto.c_spec))
-        return refuse(refusal, PROTO_REFUSED_RULE, error,
-                      "--path local bounds MF-D-SGD in deadline or stale mode with one C, not "
-                      "the C-set of '%s' (use --path structured or auto)",
-                      j->protocol);
+       * the ball is accounted with its one C or each ball node with its
+       * own class's C, as in the synchronous case
+       * (tests/protocols/test_account_observer.c, local/deliveries;
+       * test_account_pernode.c, local-async); DECOR's ball takes the
+       * ball-shell secrets on the schedule's edges (docs/local-bounds.md). */
       if (j->schedule_spec)
         return refuse(refusal, PROTO_REFUSED_RULE, error,
                       "--path local with --mode %s counts hops on the static graph: drop "

@@ -1444,6 +1444,10 @@ typedef struct {
    * pass's ties outside the ball (proto_deliveries_ties). */
   char *timing_fallback;
   guint64 timing_ties;
+  /* Path local: the wall seconds of the ball's accounting, the part of
+   * the work that grows with the radius (not the graph's gossip nor an
+   * asynchronous run's whole-graph timing pass); --tightness's estimate. */
+  double ball_seconds;
 } ProtoAccounting;
 
 /*
@@ -1746,9 +1750,12 @@ typedef void (*ProtoAccountSay)(const char *line, gpointer data);
  * every victim's mu / mu_lower <= tightness (tightness_met), or stops
  * short with the reports of the last radius that ran and tightness_stop
  * saying where and why: the ball covers the graph, the next radius is
- * estimated over 600 s (this radius's wall time x the ball's growth
- * squared, static gossip), or it fails for memory (PRIV_ERROR_MEMORY: the
- * previous radius is kept). @say (nullable) gets one line per radius.
+ * estimated over 600 s ($DPGOSSIP_TIGHTNESS_SECONDS if set; static gossip:
+ * this radius's balls' accounting, ProtoAccounting.ball_seconds, x the
+ * ball's growth squared, plus the rest of its wall time as is, e.g. an
+ * asynchronous run's whole-graph timing pass), or it fails for memory
+ * (PRIV_ERROR_MEMORY: the previous radius is kept). @say (nullable) gets
+ * one line per radius.
  * Errors: those of @once (but memory after a first radius).
  * Cost: the accountings of each radius tried.
  */

@@ -193,6 +193,54 @@ static void test_tightness(void) {
   cli_run_clear(&r);
 }
 
+/*
+ * --tightness stops when the next radius is estimated over its limit
+ * ($DPGOSSIP_TIGHTNESS_SECONDS, tiny here): on a deadline run of 20,000
+ * nodes the whole-graph timing pass costs far more than radius 1's ball of
+ * 9 nodes, and every radius redoes it at the same cost, so only the balls'
+ * accounting is scaled by the growth squared: the estimate is the rest
+ * plus that, as printed (each number to 3 digits), below this radius's
+ * whole time scaled.
+ */
+static void test_tightness_time(void) {
+  g_setenv("DPGOSSIP_TIGHTNESS_SECONDS", "0.001", TRUE);
+  CliRun r = cli_run("account", "--generate", "regular:n=20000,d=8,seed=1", "-T", "4", "--trust",
+                     "pndp", "-a", "0", "--path", "local", "--tightness", "1.01", "--mode",
+                     "deadline:ms=25", "--latency", "lognormal:mu=3,sigma=0.5", "--loss", "0.05",
+                     "--format", "csv", "-q");
+  g_unsetenv("DPGOSSIP_TIGHTNESS_SECONDS");
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.out, "local:radius=1"));
+  const char *w = strstr(r.err, "warning: --tightness 1.01 not met: radius 1: ");
+  g_assert_nonnull(w);
+  const char *at = strstr(w, "; radius 2 (");
+  g_assert_nonnull(at);
+  guint next, n1, n2;
+  double est, secs, grows, rest, limit;
+  g_assert_cmpint(sscanf(at,
+                         "; radius 2 (%u nodes) would take about %lf s (this radius's %lf s: "
+                         "its balls' accounting %lf s x (%u / %u)^2, the nodes accounted, "
+                         "the rest %lf s as is), "
+                         "over the %lf s limit",
+                         &next, &est, &secs, &grows, &n2, &n1, &rest, &limit),
+                  ==, 8);
+  /* The attacker and its 8 neighbours, and the merged shell (a delivery
+   * record's ball has no relays). */
+  g_assert_cmpuint(n1, ==, 9 + 1);
+  g_assert_cmpuint(n2, ==, next + 1);
+  g_assert_cmpuint(n2, >, n1);
+  g_assert_cmpfloat(limit, ==, 0.001);
+  double f = (double)n2 / n1;
+  /* 3 significant digits: each printed number within 5e-3 of its value. */
+  double scaled = rest + grows * f * f;
+  g_assert_cmpfloat(fabs(est - scaled), <=, 5e-3 * (est + rest + grows * f * f));
+  g_assert_cmpfloat(fabs(secs - (rest + grows)), <=, 5e-3 * (secs + rest + grows));
+  g_assert_cmpfloat(grows, >, 0.0); /* measured, not left out */
+  g_assert_cmpfloat(rest, >, grows); /* the timing pass: 20,000 nodes against 9 */
+  g_assert_cmpfloat(est, <, secs * f * f);
+  cli_run_clear(&r);
+}
+
 /* A C fitted from a sketch (probes=K, issue #41): the local path fits it
  * once on the whole graph's sparse gossip with the run's seed and bounds
  * the ball with it. The exact value is the observer path's, which fits its
@@ -462,6 +510,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/cli/account/local/bounds", test_bounds);
   g_test_add_func("/cli/account/local/csv-table", test_csv_table);
   g_test_add_func("/cli/account/local/tightness", test_tightness);
+  g_test_add_func("/cli/account/local/tightness-time", test_tightness_time);
   g_test_add_func("/cli/account/local/errors", test_errors);
   g_test_add_func("/cli/account/local/sketched-c", test_sketched_c);
   g_test_add_func("/cli/account/local/timing-fallback", test_timing_fallback);
