@@ -32,34 +32,40 @@
 
 #define FAR G_MAXUINT
 
-/* The ball's rows of one W_k, only the ball's columns (original weights). */
+/* The ball's state rows of one W_k, only the state's columns (original
+ * weights). The state: the ball's nodes, then on a recorded stale-mode run
+ * the record's slots (docs/local-bounds.md, "The lower bound of a recorded
+ * run"): a slot row copies a node's message (e_v), or keeps its content
+ * (itself). A column outside the state (a shell node) is inflow. */
 typedef struct {
   guint *ptr, *col;
   double *val;
-  gboolean *edge; /* the row lists a node outside the ball: inflow enters it */
+  gboolean *edge; /* the row lists a column outside the state: inflow enters it */
 } BallRows;
 
-static void ball_rows(const TopoGossip *w, const guint *ball, guint nb, const guint *sub,
+/* @row: the @nx state rows' indices in @w (the ball's nodes, then the
+ * slots); @state: index in @w -> state index (FAR: outside). */
+static void ball_rows(const TopoGossip *w, const guint *row, guint nx, const guint *state,
                       BallRows *out) {
   GArray *col = g_array_new(FALSE, FALSE, sizeof(guint));
   GArray *val = g_array_new(FALSE, FALSE, sizeof(double));
-  out->ptr = g_new(guint, nb + 1);
-  out->edge = g_new0(gboolean, nb);
-  for (guint i = 0; i < nb; i++) {
+  out->ptr = g_new(guint, nx + 1);
+  out->edge = g_new0(gboolean, nx);
+  for (guint i = 0; i < nx; i++) {
     out->ptr[i] = col->len;
     const guint *c;
     const double *v;
-    guint len = topo_gossip_row(w, ball[i], &c, &v);
+    guint len = topo_gossip_row(w, row[i], &c, &v);
     for (guint j = 0; j < len; j++) {
-      if (sub[c[j]] == FAR) {
+      if (state[c[j]] == FAR) {
         out->edge[i] = TRUE;
         continue;
       }
-      g_array_append_val(col, sub[c[j]]);
+      g_array_append_val(col, state[c[j]]);
       g_array_append_val(val, v[j]);
     }
   }
-  out->ptr[nb] = col->len;
+  out->ptr[nx] = col->len;
   out->col = (guint *)(void *)g_array_free(col, FALSE);
   out->val = (double *)(void *)g_array_free(val, FALSE);
 }
@@ -71,9 +77,9 @@ static void ball_rows_clear(BallRows *b) {
   g_free(b->edge);
 }
 
-/* y = W_ball x for nb x width row-major x, y. */
-static void apply(const BallRows *w, guint nb, const double *x, double *y, guint width) {
-  for (guint i = 0; i < nb; i++) {
+/* y = W_ball x for nx x width row-major x, y (nx: the state's size). */
+static void apply(const BallRows *w, guint nx, const double *x, double *y, guint width) {
+  for (guint i = 0; i < nx; i++) {
     double *yi = y + (gsize)i * width;
     memset(yi, 0, sizeof(double) * width);
     for (guint e = w->ptr[i]; e < w->ptr[i + 1]; e++) {
@@ -85,9 +91,10 @@ static void apply(const BallRows *w, guint nb, const double *x, double *y, guint
   }
 }
 
-/* The ball problem: nodes (sub indices 0 .. nb-1), rounds, seen messages. */
+/* The ball problem: nodes (sub indices 0 .. nb-1), rounds, seen messages;
+ * its state: the nodes, then on a recorded stale-mode run the slots (nx). */
 typedef struct {
-  guint nb, T, K, R, n_w;
+  guint nb, nx, T, K, R, n_w;
   BallRows *w;
   guint *recv_start, *recv; /* PNDP: per round, the attackers' neighbours (ball indices) */
   guint *noisy;
@@ -246,12 +253,12 @@ static void secret_cov_apply(const Ball *b, const guint *nidx, const double *Mq,
 
 /* Column (i, k) of @M (m x nz T, zeroed by the caller): noisy node i's unit
  * injection at step k propagated through the ball's own rows of W_r, read
- * at the seen messages. @Phi, @Phi2: nb x nz scratch. */
+ * at the seen messages. @Phi, @Phi2: nx x nz scratch. */
 static void ball_response(const Ball *b, double *M, double *Phi, double *Phi2) {
-  guint nb = b->nb, T = b->T, K = b->K, R = b->R, nz = b->nz;
+  guint nx = b->nx, T = b->T, K = b->K, R = b->R, nz = b->nz;
   gsize cols = (gsize)nz * T;
   for (guint k = 0; k < T; k++) {
-    memset(Phi, 0, sizeof(double) * nb * nz);
+    memset(Phi, 0, sizeof(double) * nx * nz);
     for (guint i = 0; i < nz; i++)
       Phi[(gsize)b->noisy[i] * nz + i] = 1.0;
     for (guint r = k * K; r < R; r++) {
@@ -262,7 +269,7 @@ static void ball_response(const Ball *b, double *M, double *Phi, double *Phi2) {
           dst[(gsize)i * T] = src[i];
       }
       if (r + 1 < R) {
-        apply(ball_w(b, r), nb, Phi, Phi2, nz);
+        apply(ball_w(b, r), nx, Phi, Phi2, nz);
         double *t = Phi;
         Phi = Phi2;
         Phi2 = t;
@@ -278,21 +285,30 @@ static void ball_response(const Ball *b, double *M, double *Phi, double *Phi2) {
  */
 static gboolean projected_blocks(const Ball *b, const NoiseF *nf, double *X, gsize max_bytes,
                                  GError **error) {
-  guint nb = b->nb, T = b->T, R = b->R, nz = b->nz;
+  guint nb = b->nb, nx = b->nx, T = b->T, R = b->R, nz = b->nz;
   gsize m = b->recv_start[R], cols = (gsize)nz * T;
   if (m == 0 || nz == 0)
     return TRUE;
+  /* The most state rows inflow enters in one round (nd below). */
+  guint nd_max = 0;
+  for (guint s = 1; s < R; s++) {
+    const BallRows *w = ball_w(b, s - 1);
+    guint nd = 0;
+    for (guint i = 0; i < nx; i++)
+      nd += w->edge[i];
+    nd_max = MAX(nd_max, nd);
+  }
+  guint width = MAX(nz, nd_max);
   /* M, the projected M, its noise version (MF-D-SGD) and Z (m x cols
-   * each at most), an inflow block (m x nb at most), G, its eigenvalues
-   * and K (m x m each), the two propagation buffers (nb x nb at most). */
-  gsize count = priv_size_sum3(m, cols * (nf->F || b->secret_var > 0 ? 4 : 3) + nb, m, 3 * m,
-                               2 * (gsize)nb, nb);
+   * each at most), an inflow block (m x nd_max), G, its eigenvalues and
+   * K (m x m each), the two propagation buffers (nx x width). */
+  gsize count = priv_size_sum3(m, cols * (nf->F || b->secret_var > 0 ? 4 : 3) + nd_max, m, 3 * m,
+                               2 * (gsize)nx, width);
   if (!priv_check_budget(mf_doubles_bytes(count), max_bytes, "the local lower bound", error))
     return FALSE;
   gboolean ok = FALSE;
   double *M = g_new0(double, m *cols);
-  double *Phi = g_new(double, (gsize)nb *MAX(nz, nb)),
-         *Phi2 = g_new(double, (gsize)nb *MAX(nz, nb));
+  double *Phi = g_new(double, (gsize)nx *width), *Phi2 = g_new(double, (gsize)nx *width);
   double *G = g_new0(double, m *m), *lam = g_new(double, m);
   double *Mp = NULL, *Mn = NULL, *Km = NULL, *Z = NULL, *Ns = NULL;
   lapack_int *piv = NULL;
@@ -301,29 +317,31 @@ static gboolean projected_blocks(const Ball *b, const NoiseF *nf, double *X, gsi
   ball_response(b, M, Phi, Phi2);
 
   /* G = sum_s N_s N_s^T / |N_s|^2: the span of the inflow's effect on the
-   * messages. N_s: a unit inflow into each edge node in round s (into
-   * x_s), s >= 1, propagated. Each round is scaled to unit norm (the span
-   * does not change) so that early, attenuated rounds keep their weight in
-   * the rank decision below. Inflow into every edge node separately spans
-   * at least what the shell's states can send (more nuisance: sound). */
+   * messages. N_s: a unit inflow into each edge row of the state in round
+   * s (into x_s), s >= 1, propagated: a ball node whose row reads the
+   * shell, or a slot that starts holding a shell node's message. Each
+   * round is scaled to unit norm (the span does not change) so that
+   * early, attenuated rounds keep their weight in the rank decision below.
+   * Inflow into every edge row separately spans at least what the shell's
+   * states can send (more nuisance: sound). */
   gboolean any = FALSE;
   for (guint s = 1; s < R; s++) {
     const BallRows *w = ball_w(b, s - 1);
     guint nd = 0;
-    for (guint i = 0; i < nb; i++)
+    for (guint i = 0; i < nx; i++)
       nd += w->edge[i];
     gsize rows = m - b->recv_start[s];
     if (nd == 0 || rows == 0)
       continue;
-    memset(Phi, 0, sizeof(double) * nb * nd);
-    for (guint i = 0, j = 0; i < nb; i++)
+    memset(Phi, 0, sizeof(double) * nx * nd);
+    for (guint i = 0, j = 0; i < nx; i++)
       if (w->edge[i])
         Phi[(gsize)i * nd + j++] = 1.0;
     Ns = g_renew(double, Ns, rows *nd);
     for (guint r = s; r < R; r++) {
       collect(b, r, Phi, nd, Ns, nd, b->recv_start[s]);
       if (r + 1 < R) {
-        apply(ball_w(b, r), nb, Phi, Phi2, nd);
+        apply(ball_w(b, r), nx, Phi, Phi2, nd);
         double *t = Phi;
         Phi = Phi2;
         Phi2 = t;
@@ -635,8 +653,8 @@ static gboolean dominated_blocks(const PrivStructuredProblem *p, const Ball *b, 
   double *Sa = g_new0(double, m *m), *Sb = g_new0(double, m *m), *Cm = NULL;
   double *H = g_new0(double, (gsize)n *m),
          *H2 = g_new0(double, (gsize)n *m); /* columns below lo stay 0 */
-  double *Phi = g_new(double, (gsize)nb *MAX(nz, 1u)),
-         *Phi2 = g_new(double, (gsize)nb *MAX(nz, 1u));
+  double *Phi = g_new(double, (gsize)b->nx *MAX(nz, 1u)),
+         *Phi2 = g_new(double, (gsize)b->nx *MAX(nz, 1u));
   guint *oidx = g_new(guint, n);
   double *Ns = NULL, *Mn = NULL, *lam = NULL, *Z = NULL, *Zw = NULL;
   lapack_int *piv = NULL;
@@ -1193,7 +1211,14 @@ gboolean priv_local_lower(const PrivStructuredProblem *p, const guint *ball, gui
         X[i] = INFINITY;
   }
   if (ok && !noiseless) {
+    /* The state: the ball's nodes, then a recorded stale-mode run's slots.
+     * A slot holding a ball node's message is a known function of the
+     * ball's states (its row copies e_v, then keeps it), so it is carried
+     * as state; only a slot that starts holding a shell node's message
+     * takes inflow (its row reads a column outside the state). */
+    guint L = p->n_delayed, first_slot = n - L;
     Ball b = {.nb = nb,
+              .nx = nb + L,
               .T = T,
               .K = K,
               .R = K * T,
@@ -1203,9 +1228,21 @@ gboolean priv_local_lower(const PrivStructuredProblem *p, const guint *ball, gui
               .p = p,
               .ball = ball,
               .sub = sub};
+    guint *row = g_new(guint, b.nx), *state = sub;
+    memcpy(row, ball, sizeof(guint) * nb);
+    for (guint j = 0; j < L; j++)
+      row[nb + j] = first_slot + j;
+    if (L > 0) {
+      state = g_memdup2(sub, sizeof(guint) * n);
+      for (guint j = 0; j < L; j++)
+        state[first_slot + j] = nb + j;
+    }
     b.w = g_new0(BallRows, p->n_gossip);
     for (guint k = 0; k < p->n_gossip; k++)
-      ball_rows(p->gossip[k], ball, nb, sub, &b.w[k]);
+      ball_rows(p->gossip[k], row, b.nx, state, &b.w[k]);
+    g_free(row);
+    if (state != sub)
+      g_free(state);
     /* Seen: PNDP, the attackers' neighbours in each round (within one
      * hop); (Sec)LDP, every ball node that sends (SecLDP: not the
      * attackers, whose states they know); the messages from beyond the
@@ -1221,7 +1258,8 @@ gboolean priv_local_lower(const PrivStructuredProblem *p, const guint *ball, gui
           const double *x;
           guint len = topo_gossip_row(w, p->attackers[a], &c, &x);
           /* A recorded run's attacker row may read a slot (stale mode: a
-           * delayed message, outside the ball's nodes): left out. */
+           * delayed message): not a node; the attacker heard it in its own
+           * round, delivered to it (below). */
           for (guint j = 0; j < len; j++)
             if (sub[c[j]] != FAR && !att[sub[c[j]]])
               mark[sub[c[j]]] = r + 1;
