@@ -10,7 +10,9 @@
  * the ball's edge nodes from the shell in each round (it depends on
  * everything, the victim included). Projecting Y onto the orthogonal
  * complement of range(N) kills phi; the projected view depends on the
- * ball's gradients and noise only, through the ball's own rows of W_r.
+ * ball's gradients and noise only, through the ball's own rows of W_r
+ * (on a stale-mode record, and the rows of its slots: a slot holding a
+ * ball node's message is state, one holding a shell node's takes phi).
  *
  * LDP and SecLDP: the attackers see every message in the graph, so the
  * victim's own injection g + noise is the difference of its message and
