@@ -1291,8 +1291,9 @@ gboolean priv_local_lower(const PrivStructuredProblem *p, const guint *ball, gui
     /* Covariance domination bounds the outside's noise as white
      * (kappa I per step); DECOR's secrets correlate neighbours, and that
      * bound is not derived for them: no domination bound (the others
-     * stand). */
-    gboolean dom = which != PRIV_LOCAL_LOWER_PROJECTION && b.secret_var == 0;
+     * stand). Nor with slots: its full-graph pass knows no slot rows (a
+     * record takes the projection alone, priv_local_report_record). */
+    gboolean dom = which != PRIV_LOCAL_LOWER_PROJECTION && b.secret_var == 0 && L == 0;
     if (p->trust == PRIV_TRUST_PNDP) {
       if (proj)
         ok = projected_blocks(&b, &nf, X, p->max_bytes, error);
