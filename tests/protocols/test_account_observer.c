@@ -1399,8 +1399,8 @@ static void assert_ball_record(const ProtoDeliveries *full, const ProtoDeliverie
 
 /*
  * --path local of an asynchronous run (deadline mode, log-normal latency
- * and 5% loss; stale:s=2 with the same): one timing run of the whole graph
- * records the ball's part (proto_deliveries_record_ball), checked equal to
+ * and 5% loss; stale:s=1 and s=2 with the same): one timing run of the
+ * whole graph records the ball's part (proto_deliveries_record_ball), checked equal to
  * the full record cut to the ball (assert_ball_record); the ball accounted
  * from it (priv_local_report_record) is >= the observer path's exact value
  * on the same run for every victim, and equal when the ball covers the
