@@ -1770,8 +1770,8 @@ static void test_local_stale_lower(void) {
     for (guint d = 0; d < radius; d++) {
       g_assert_cmpfloat(count[d], >, 0);
       mean[k][d] = sum[d] / count[d];
-      g_test_message("%s: mean mu_lower / exact at distance %u: %.3g (%g victims)", modes[k],
-                     d + 1, mean[k][d], count[d]);
+      g_test_message("%s: mean mu_lower / exact at distance %u: %.3g (%g victims)", modes[k], d + 1,
+                     mean[k][d], count[d]);
     }
   }
   /* Of the order of deadline mode's: at least half of it, at every
