@@ -52,8 +52,8 @@ typedef struct {
 
 /* @row: the @nx state rows' indices in @w (the ball's @nb nodes, then the
  * slots); @state: index in @w -> state index (FAR: outside). */
-static void ball_rows(const TopoGossip *w, const guint *row, guint nb, guint nx,
-                      const guint *state, BallRows *out) {
+static void ball_rows(const TopoGossip *w, const guint *row, guint nb, guint nx, const guint *state,
+                      BallRows *out) {
   GArray *col = g_array_new(FALSE, FALSE, sizeof(guint));
   GArray *val = g_array_new(FALSE, FALSE, sizeof(double));
   out->ptr = g_new(guint, nx + 1);
@@ -114,10 +114,10 @@ static void prop_init(Prop *s, guint nb, guint L, guint chg_max, guint width) {
   s->nb = nb;
   s->L = L;
   s->width = width;
-  s->cur = g_new(double, (gsize)nb * width);
-  s->next = g_new(double, (gsize)nb * width);
-  s->slot = g_new(double, (gsize)L * width);
-  s->tmp = g_new(double, (gsize)chg_max * width);
+  s->cur = g_new(double, (gsize)nb *width);
+  s->next = g_new(double, (gsize)nb *width);
+  s->slot = g_new(double, (gsize)L *width);
+  s->tmp = g_new(double, (gsize)chg_max *width);
 }
 
 static void prop_clear(Prop *s) {
@@ -163,8 +163,7 @@ static void apply(const BallRows *w, Prop *s) {
     for (guint j = 0; j < w->n_chg; j++)
       row_product(w, nb + w->chg[j], s, s->tmp + (gsize)j * width);
     for (guint j = 0; j < w->n_chg; j++)
-      memcpy(s->slot + (gsize)w->chg[j] * width, s->tmp + (gsize)j * width,
-             sizeof(double) * width);
+      memcpy(s->slot + (gsize)w->chg[j] * width, s->tmp + (gsize)j * width, sizeof(double) * width);
   } else {
     for (guint j = 0; j < w->n_chg; j++)
       row_product(w, nb + w->chg[j], s, s->slot + (gsize)w->chg[j] * width);
@@ -179,7 +178,7 @@ static void apply(const BallRows *w, Prop *s) {
 typedef struct {
   guint nb, nx, T, K, R, n_w;
   BallRows *w;
-  guint chg_max; /* the most changing slots of a W_r whose row reads a slot (Prop.tmp) */
+  guint chg_max;            /* the most changing slots of a W_r whose row reads a slot (Prop.tmp) */
   guint *recv_start, *recv; /* PNDP: per round, the attackers' neighbours (ball indices) */
   guint *noisy;
   guint nz;
@@ -730,7 +729,7 @@ static gboolean dominated_blocks(const PrivStructuredProblem *p, const Ball *b, 
   double *Sa = g_new0(double, m *m), *Sb = g_new0(double, m *m), *Cm = NULL;
   double *H = g_new0(double, (gsize)n *m),
          *H2 = g_new0(double, (gsize)n *m); /* columns below lo stay 0 */
-  Prop st; /* no slots here (the caller's condition) */
+  Prop st;                                  /* no slots here (the caller's condition) */
   prop_init(&st, nb, 0, 0, MAX(nz, 1u));
   guint *oidx = g_new(guint, n);
   double *Ns = NULL, *Mn = NULL, *lam = NULL, *Z = NULL, *Zw = NULL;
