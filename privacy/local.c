@@ -979,8 +979,8 @@ PrivReport *priv_local_report_record(const PrivStructuredProblem *p, const guint
     v->mu_lower = v->mu; /* covered: the exact value; else replaced below */
   }
   /* The projection lower bound (docs/local-bounds.md, "Asynchronous runs"):
-   * the original attackers on the record's own ball rows, the shell and
-   * the slots as unknown inflow. Not covariance domination: its energy
+   * the original attackers on the record's own ball and slot rows, the
+   * shell as unknown inflow. Not covariance domination: its energy
    * bound reads every row of the graph, and the record's shell rows are
    * stand-ins. */
   if (report && !covered &&

@@ -105,10 +105,12 @@ guint *priv_local_distances(const PrivStructuredProblem *problem, guint radius, 
  * colludes and knows its own edges' secrets); the ball-ball ones are as on
  * the whole graph (docs/local-bounds.md, "Asynchronous runs").
  * mu_lower: the projection lower bound (priv_local_lower) of the original
- * attackers on the record's ball rows, the shell and the slots treated as
- * unknown inflow, projected out; PNDP attackers hear the messages in their
- * rows and the late ones delivered to them. Where the ball covers the
- * graph, mu_lower = mu, the exact values.
+ * attackers on the record's ball and slot rows (a slot holding a ball
+ * node's message is a known function of the ball's states), the shell's
+ * messages treated as unknown inflow, projected out (into the ball rows
+ * that read them, and into a slot that starts holding one); PNDP attackers
+ * hear the messages in their rows and the late ones delivered to them.
+ * Where the ball covers the graph, mu_lower = mu, the exact values.
  * Returns: (transfer full) the report of the ball's victims, node = the
  * record's index (the caller maps it back), or NULL with @error set:
  * PRIV_ERROR_INVALID_ARGUMENT (radius 0, no messages, DECOR's secrets

@@ -74,11 +74,14 @@ PrivReport *priv_local_report_lower(const PrivStructuredProblem *problem, guint 
  * The victims' nodes are original ids in @ball; @report's b is used.
  * A recorded run's problem (priv_local_report_record: shell rows stand-ins,
  * slots after the nodes, its messages) takes PRIV_LOCAL_LOWER_PROJECTION:
- * slot columns count as outside the ball (inflow), PNDP attackers hear the
+ * the slots are state beside the ball's nodes (a slot that starts holding
+ * a shell node's message takes inflow then), PNDP attackers hear the
  * senders in their rows plus the messages delivered to them late.
  * Errors: PRIV_ERROR_MEMORY (sizes named), PRIV_ERROR_NUMERICAL (LAPACK).
- * Cost (PNDP, m messages seen, nb ball nodes, R = K T rounds): O(R^2 nnz nb)
- * propagation, O(m^2 nb T + m^3) dense algebra, O(m nb T + m^2) memory;
+ * Cost (PNDP, m messages seen, nb ball nodes, L slots of a stale-mode
+ * record, R = K T rounds): O(R^2 (nnz + L) (nb + L)) propagation,
+ * O(m^2 nb T + m^3) dense algebra, O(m (nb T + L) + m^2 + (nb + L) nb)
+ * memory;
  * (Sec)LDP: O(nb T (deg + T^2)). Covariance domination: O(R nnz m) on the
  * full graph (skipped over 5e10 flops or the memory budget), O(n m)
  * memory. Plus one SDP per victim and bound.

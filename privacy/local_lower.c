@@ -10,7 +10,9 @@
  * the ball's edge nodes from the shell in each round (it depends on
  * everything, the victim included). Projecting Y onto the orthogonal
  * complement of range(N) kills phi; the projected view depends on the
- * ball's gradients and noise only, through the ball's own rows of W_r.
+ * ball's gradients and noise only, through the ball's own rows of W_r
+ * (on a stale-mode record, and the rows of its slots: a slot holding a
+ * ball node's message is state, one holding a shell node's takes phi).
  *
  * LDP and SecLDP: the attackers see every message in the graph, so the
  * victim's own injection g + noise is the difference of its message and
@@ -32,36 +34,61 @@
 
 #define FAR G_MAXUINT
 
-/* The ball's rows of one W_k, only the ball's columns (original weights). */
+/* The ball's state rows of one W_k, only the state's columns (original
+ * weights). The state: the ball's nodes, then on a recorded stale-mode run
+ * the record's slots (docs/local-bounds.md, "The lower bound of a recorded
+ * run"): a slot row copies a node's message (e_v), or keeps its content
+ * (itself). A column outside the state (a shell node) is inflow. */
 typedef struct {
   guint *ptr, *col;
   double *val;
-  gboolean *edge; /* the row lists a node outside the ball: inflow enters it */
+  gboolean *edge; /* the row lists a column outside the state: inflow enters it */
+  /* The slots (0 .. L-1) whose row is not "keep": the others keep their
+   * content in place (propagate), so a round costs the ball's rows and
+   * these. read_slot: one of these rows reads a slot's column. */
+  guint *chg, n_chg;
+  gboolean read_slot;
 } BallRows;
 
-static void ball_rows(const TopoGossip *w, const guint *ball, guint nb, const guint *sub,
+/* @row: the @nx state rows' indices in @w (the ball's @nb nodes, then the
+ * slots); @state: index in @w -> state index (FAR: outside). */
+static void ball_rows(const TopoGossip *w, const guint *row, guint nb, guint nx, const guint *state,
                       BallRows *out) {
   GArray *col = g_array_new(FALSE, FALSE, sizeof(guint));
   GArray *val = g_array_new(FALSE, FALSE, sizeof(double));
-  out->ptr = g_new(guint, nb + 1);
-  out->edge = g_new0(gboolean, nb);
-  for (guint i = 0; i < nb; i++) {
+  out->ptr = g_new(guint, nx + 1);
+  out->edge = g_new0(gboolean, nx);
+  for (guint i = 0; i < nx; i++) {
     out->ptr[i] = col->len;
     const guint *c;
     const double *v;
-    guint len = topo_gossip_row(w, ball[i], &c, &v);
+    guint len = topo_gossip_row(w, row[i], &c, &v);
     for (guint j = 0; j < len; j++) {
-      if (sub[c[j]] == FAR) {
+      if (state[c[j]] == FAR) {
         out->edge[i] = TRUE;
         continue;
       }
-      g_array_append_val(col, sub[c[j]]);
+      g_array_append_val(col, state[c[j]]);
       g_array_append_val(val, v[j]);
     }
   }
-  out->ptr[nb] = col->len;
+  out->ptr[nx] = col->len;
   out->col = (guint *)(void *)g_array_free(col, FALSE);
   out->val = (double *)(void *)g_array_free(val, FALSE);
+  /* A slot's row keeps its content iff it is itself with weight 1 exactly:
+   * then 0 + 1 x = x bit for bit (no -0 arises: every sum starts at +0),
+   * what the product over every row gave, so the slot is left in place. */
+  out->chg = g_new(guint, nx - nb);
+  out->n_chg = 0;
+  out->read_slot = FALSE;
+  for (guint i = nb; i < nx; i++) {
+    guint e = out->ptr[i];
+    if (!out->edge[i] && out->ptr[i + 1] == e + 1 && out->col[e] == i && out->val[e] == 1.0)
+      continue;
+    out->chg[out->n_chg++] = i - nb;
+    for (; e < out->ptr[i + 1]; e++)
+      out->read_slot = out->read_slot || out->col[e] >= nb;
+  }
 }
 
 static void ball_rows_clear(BallRows *b) {
@@ -69,26 +96,89 @@ static void ball_rows_clear(BallRows *b) {
   g_free(b->col);
   g_free(b->val);
   g_free(b->edge);
+  g_free(b->chg);
 }
 
-/* y = W_ball x for nb x width row-major x, y. */
-static void apply(const BallRows *w, guint nb, const double *x, double *y, guint width) {
-  for (guint i = 0; i < nb; i++) {
-    double *yi = y + (gsize)i * width;
-    memset(yi, 0, sizeof(double) * width);
-    for (guint e = w->ptr[i]; e < w->ptr[i + 1]; e++) {
-      const double *xj = x + (gsize)w->col[e] * width;
-      double a = w->val[e];
-      for (guint k = 0; k < width; k++)
-        yi[k] += a * xj[k];
-    }
+/* A propagated block of the state, width columns (row-major): the ball's
+ * nodes' rows double-buffered (cur, this round's; next), the slots' rows
+ * (slot, L x width) updated in place, since most keep their content from
+ * one round to the next. @tmp: a changing slot row's scratch (chg_max x
+ * width) when one reads a slot (never on a record: a slot row copies a
+ * node's message). */
+typedef struct {
+  double *cur, *next, *slot, *tmp;
+  guint nb, L, width;
+} Prop;
+
+static void prop_init(Prop *s, guint nb, guint L, guint chg_max, guint width) {
+  s->nb = nb;
+  s->L = L;
+  s->width = width;
+  s->cur = g_new(double, (gsize)nb *width);
+  s->next = g_new(double, (gsize)nb *width);
+  s->slot = g_new(double, (gsize)L *width);
+  s->tmp = g_new(double, (gsize)chg_max *width);
+}
+
+static void prop_clear(Prop *s) {
+  g_free(s->cur);
+  g_free(s->next);
+  g_free(s->slot);
+  g_free(s->tmp);
+}
+
+/* Zeroes the state's first @width columns, the width of the next pass. */
+static void prop_zero(Prop *s, guint width) {
+  s->width = width;
+  memset(s->cur, 0, sizeof(double) * s->nb * width);
+  if (s->L > 0)
+    memset(s->slot, 0, sizeof(double) * s->L * width);
+}
+
+/* State row @i (a node's, then the slots'). */
+static double *prop_row(const Prop *s, guint i) {
+  return i < s->nb ? s->cur + (gsize)i * s->width : s->slot + (gsize)(i - s->nb) * s->width;
+}
+
+/* @y = state row @i of W_ball x, x the state in @s. */
+static void row_product(const BallRows *w, guint i, const Prop *s, double *y) {
+  guint width = s->width;
+  memset(y, 0, sizeof(double) * width);
+  for (guint e = w->ptr[i]; e < w->ptr[i + 1]; e++) {
+    const double *xj = prop_row(s, w->col[e]);
+    double a = w->val[e];
+    for (guint k = 0; k < width; k++)
+      y[k] += a * xj[k];
   }
 }
 
-/* The ball problem: nodes (sub indices 0 .. nb-1), rounds, seen messages. */
+/* x <- W_ball x on the state in @s: the nodes' rows into next (then
+ * swapped), then the changing slots' rows, in place once nothing reads
+ * their old content. A kept slot is not touched. */
+static void apply(const BallRows *w, Prop *s) {
+  guint nb = s->nb, width = s->width;
+  for (guint i = 0; i < nb; i++)
+    row_product(w, i, s, s->next + (gsize)i * width);
+  if (w->read_slot) {
+    for (guint j = 0; j < w->n_chg; j++)
+      row_product(w, nb + w->chg[j], s, s->tmp + (gsize)j * width);
+    for (guint j = 0; j < w->n_chg; j++)
+      memcpy(s->slot + (gsize)w->chg[j] * width, s->tmp + (gsize)j * width, sizeof(double) * width);
+  } else {
+    for (guint j = 0; j < w->n_chg; j++)
+      row_product(w, nb + w->chg[j], s, s->slot + (gsize)w->chg[j] * width);
+  }
+  double *t = s->cur;
+  s->cur = s->next;
+  s->next = t;
+}
+
+/* The ball problem: nodes (sub indices 0 .. nb-1), rounds, seen messages;
+ * its state: the nodes, then on a recorded stale-mode run the slots (nx). */
 typedef struct {
-  guint nb, T, K, R, n_w;
+  guint nb, nx, T, K, R, n_w;
   BallRows *w;
+  guint chg_max;            /* the most changing slots of a W_r whose row reads a slot (Prop.tmp) */
   guint *recv_start, *recv; /* PNDP: per round, the attackers' neighbours (ball indices) */
   guint *noisy;
   guint nz;
@@ -246,27 +336,23 @@ static void secret_cov_apply(const Ball *b, const guint *nidx, const double *Mq,
 
 /* Column (i, k) of @M (m x nz T, zeroed by the caller): noisy node i's unit
  * injection at step k propagated through the ball's own rows of W_r, read
- * at the seen messages. @Phi, @Phi2: nb x nz scratch. */
-static void ball_response(const Ball *b, double *M, double *Phi, double *Phi2) {
-  guint nb = b->nb, T = b->T, K = b->K, R = b->R, nz = b->nz;
+ * at the seen messages. @s: the state's scratch, nz columns at least. */
+static void ball_response(const Ball *b, double *M, Prop *s) {
+  guint T = b->T, K = b->K, R = b->R, nz = b->nz;
   gsize cols = (gsize)nz * T;
   for (guint k = 0; k < T; k++) {
-    memset(Phi, 0, sizeof(double) * nb * nz);
+    prop_zero(s, nz);
     for (guint i = 0; i < nz; i++)
-      Phi[(gsize)b->noisy[i] * nz + i] = 1.0;
+      s->cur[(gsize)b->noisy[i] * nz + i] = 1.0;
     for (guint r = k * K; r < R; r++) {
       for (guint e = b->recv_start[r]; e < b->recv_start[r + 1]; e++) {
-        const double *src = Phi + (gsize)b->recv[e] * nz;
+        const double *src = s->cur + (gsize)b->recv[e] * nz;
         double *dst = M + (gsize)e * cols + k;
         for (guint i = 0; i < nz; i++)
           dst[(gsize)i * T] = src[i];
       }
-      if (r + 1 < R) {
-        apply(ball_w(b, r), nb, Phi, Phi2, nz);
-        double *t = Phi;
-        Phi = Phi2;
-        Phi2 = t;
-      }
+      if (r + 1 < R)
+        apply(ball_w(b, r), s);
     }
   }
 }
@@ -278,56 +364,65 @@ static void ball_response(const Ball *b, double *M, double *Phi, double *Phi2) {
  */
 static gboolean projected_blocks(const Ball *b, const NoiseF *nf, double *X, gsize max_bytes,
                                  GError **error) {
-  guint nb = b->nb, T = b->T, R = b->R, nz = b->nz;
+  guint nb = b->nb, nx = b->nx, T = b->T, R = b->R, nz = b->nz;
   gsize m = b->recv_start[R], cols = (gsize)nz * T;
   if (m == 0 || nz == 0)
     return TRUE;
+  /* The most state rows inflow enters in one round (nd below). */
+  guint nd_max = 0;
+  for (guint s = 1; s < R; s++) {
+    const BallRows *w = ball_w(b, s - 1);
+    guint nd = 0;
+    for (guint i = 0; i < nx; i++)
+      nd += w->edge[i];
+    nd_max = MAX(nd_max, nd);
+  }
+  guint width = MAX(nz, nd_max);
   /* M, the projected M, its noise version (MF-D-SGD) and Z (m x cols
-   * each at most), an inflow block (m x nb at most), G, its eigenvalues
-   * and K (m x m each), the two propagation buffers (nb x nb at most). */
-  gsize count = priv_size_sum3(m, cols * (nf->F || b->secret_var > 0 ? 4 : 3) + nb, m, 3 * m,
-                               2 * (gsize)nb, nb);
+   * each at most), an inflow block (m x nd_max), G, its eigenvalues and
+   * K (m x m each), the propagated state (Prop: 2 nb + L + chg_max rows
+   * of width). */
+  gsize count = priv_size_sum3(m, cols * (nf->F || b->secret_var > 0 ? 4 : 3) + nd_max, m, 3 * m,
+                               2 * (gsize)nb + (nx - nb) + b->chg_max, width);
   if (!priv_check_budget(mf_doubles_bytes(count), max_bytes, "the local lower bound", error))
     return FALSE;
   gboolean ok = FALSE;
   double *M = g_new0(double, m *cols);
-  double *Phi = g_new(double, (gsize)nb *MAX(nz, nb)),
-         *Phi2 = g_new(double, (gsize)nb *MAX(nz, nb));
+  Prop st;
+  prop_init(&st, nb, nx - nb, b->chg_max, width);
   double *G = g_new0(double, m *m), *lam = g_new(double, m);
   double *Mp = NULL, *Mn = NULL, *Km = NULL, *Z = NULL, *Ns = NULL;
   lapack_int *piv = NULL;
 
   /* Column (i, k): noisy node i's injection at step k through the ball. */
-  ball_response(b, M, Phi, Phi2);
+  ball_response(b, M, &st);
 
   /* G = sum_s N_s N_s^T / |N_s|^2: the span of the inflow's effect on the
-   * messages. N_s: a unit inflow into each edge node in round s (into
-   * x_s), s >= 1, propagated. Each round is scaled to unit norm (the span
-   * does not change) so that early, attenuated rounds keep their weight in
-   * the rank decision below. Inflow into every edge node separately spans
-   * at least what the shell's states can send (more nuisance: sound). */
+   * messages. N_s: a unit inflow into each edge row of the state in round
+   * s (into x_s), s >= 1, propagated: a ball node whose row reads the
+   * shell, or a slot that starts holding a shell node's message. Each
+   * round is scaled to unit norm (the span does not change) so that
+   * early, attenuated rounds keep their weight in the rank decision below.
+   * Inflow into every edge row separately spans at least what the shell's
+   * states can send (more nuisance: sound). */
   gboolean any = FALSE;
   for (guint s = 1; s < R; s++) {
     const BallRows *w = ball_w(b, s - 1);
     guint nd = 0;
-    for (guint i = 0; i < nb; i++)
+    for (guint i = 0; i < nx; i++)
       nd += w->edge[i];
     gsize rows = m - b->recv_start[s];
     if (nd == 0 || rows == 0)
       continue;
-    memset(Phi, 0, sizeof(double) * nb * nd);
-    for (guint i = 0, j = 0; i < nb; i++)
+    prop_zero(&st, nd);
+    for (guint i = 0, j = 0; i < nx; i++)
       if (w->edge[i])
-        Phi[(gsize)i * nd + j++] = 1.0;
+        prop_row(&st, i)[j++] = 1.0;
     Ns = g_renew(double, Ns, rows *nd);
     for (guint r = s; r < R; r++) {
-      collect(b, r, Phi, nd, Ns, nd, b->recv_start[s]);
-      if (r + 1 < R) {
-        apply(ball_w(b, r), nb, Phi, Phi2, nd);
-        double *t = Phi;
-        Phi = Phi2;
-        Phi2 = t;
-      }
+      collect(b, r, st.cur, nd, Ns, nd, b->recv_start[s]);
+      if (r + 1 < R)
+        apply(ball_w(b, r), &st);
     }
     double f = 0.0;
     for (gsize i = 0; i < rows * nd; i++)
@@ -426,8 +521,7 @@ static gboolean projected_blocks(const Ball *b, const NoiseF *nf, double *X, gsi
   ok = TRUE;
 out:
   g_free(M);
-  g_free(Phi);
-  g_free(Phi2);
+  prop_clear(&st);
   g_free(G);
   g_free(lam);
   g_free(Mp);
@@ -635,8 +729,8 @@ static gboolean dominated_blocks(const PrivStructuredProblem *p, const Ball *b, 
   double *Sa = g_new0(double, m *m), *Sb = g_new0(double, m *m), *Cm = NULL;
   double *H = g_new0(double, (gsize)n *m),
          *H2 = g_new0(double, (gsize)n *m); /* columns below lo stay 0 */
-  double *Phi = g_new(double, (gsize)nb *MAX(nz, 1u)),
-         *Phi2 = g_new(double, (gsize)nb *MAX(nz, 1u));
+  Prop st;                                  /* no slots here (the caller's condition) */
+  prop_init(&st, nb, 0, 0, MAX(nz, 1u));
   guint *oidx = g_new(guint, n);
   double *Ns = NULL, *Mn = NULL, *lam = NULL, *Z = NULL, *Zw = NULL;
   lapack_int *piv = NULL;
@@ -679,7 +773,7 @@ static gboolean dominated_blocks(const PrivStructuredProblem *p, const Ball *b, 
   g_clear_pointer(&H2, g_free);
 
   /* Sigma_a = M (I x Cinv Cinv^T) M^T: the ball's own noise through the ball. */
-  ball_response(b, M, Phi, Phi2);
+  ball_response(b, M, &st);
   const double *Mnoise = M;
   if (nf->F) {
     Mn = g_new(double, m *cols);
@@ -712,7 +806,9 @@ static gboolean dominated_blocks(const PrivStructuredProblem *p, const Ball *b, 
     }
     gsize rows = m - b->recv_start[s];
     if (ns > 0 && rows > 0) {
-      double *P1 = g_new0(double, (gsize)nb *ns), *P2 = g_new(double, (gsize)nb *ns);
+      Prop in;
+      prop_init(&in, nb, 0, 0, ns);
+      prop_zero(&in, ns);
       Ns = g_renew(double, Ns, rows *ns);
       for (guint i = 0; i < nb; i++) {
         const guint *c;
@@ -720,22 +816,17 @@ static gboolean dominated_blocks(const PrivStructuredProblem *p, const Ball *b, 
         guint len = topo_gossip_row(w, ball[i], &c, &v);
         for (guint j = 0; j < len; j++)
           if (sub[c[j]] == FAR)
-            P1[(gsize)i * ns + oidx[c[j]]] = v[j] * sqrt(omega[c[j]]);
+            in.cur[(gsize)i * ns + oidx[c[j]]] = v[j] * sqrt(omega[c[j]]);
       }
       for (guint r = s; r < R; r++) {
-        collect(b, r, P1, ns, Ns, ns, b->recv_start[s]);
-        if (r + 1 < R) {
-          apply(ball_w(b, r), nb, P1, P2, ns);
-          double *t = P1;
-          P1 = P2;
-          P2 = t;
-        }
+        collect(b, r, in.cur, ns, Ns, ns, b->recv_start[s]);
+        if (r + 1 < R)
+          apply(ball_w(b, r), &in);
       }
       gsize o = b->recv_start[s];
       cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, (int)rows, (int)ns, 1.0, Ns, (int)ns,
                   1.0, Sb + o * m + o, (int)m);
-      g_free(P1);
-      g_free(P2);
+      prop_clear(&in);
     }
     for (guint j = 0; j < outs->len; j++)
       oidx[g_array_index(outs, guint, j)] = FAR;
@@ -860,8 +951,7 @@ out:
   g_free(Cm);
   g_free(H);
   g_free(H2);
-  g_free(Phi);
-  g_free(Phi2);
+  prop_clear(&st);
   g_free(oidx);
   g_free(omega);
   g_free(Ns);
@@ -1193,7 +1283,14 @@ gboolean priv_local_lower(const PrivStructuredProblem *p, const guint *ball, gui
         X[i] = INFINITY;
   }
   if (ok && !noiseless) {
+    /* The state: the ball's nodes, then a recorded stale-mode run's slots.
+     * A slot holding a ball node's message is a known function of the
+     * ball's states (its row copies e_v, then keeps it), so it is carried
+     * as state; only a slot that starts holding a shell node's message
+     * takes inflow (its row reads a column outside the state). */
+    guint L = p->n_delayed, first_slot = n - L;
     Ball b = {.nb = nb,
+              .nx = nb + L,
               .T = T,
               .K = K,
               .R = K * T,
@@ -1203,9 +1300,24 @@ gboolean priv_local_lower(const PrivStructuredProblem *p, const guint *ball, gui
               .p = p,
               .ball = ball,
               .sub = sub};
+    guint *row = g_new(guint, b.nx), *state = sub;
+    memcpy(row, ball, sizeof(guint) * nb);
+    for (guint j = 0; j < L; j++)
+      row[nb + j] = first_slot + j;
+    if (L > 0) {
+      state = g_memdup2(sub, sizeof(guint) * n);
+      for (guint j = 0; j < L; j++)
+        state[first_slot + j] = nb + j;
+    }
     b.w = g_new0(BallRows, p->n_gossip);
     for (guint k = 0; k < p->n_gossip; k++)
-      ball_rows(p->gossip[k], ball, nb, sub, &b.w[k]);
+      ball_rows(p->gossip[k], row, nb, b.nx, state, &b.w[k]);
+    for (guint k = 0; k < p->n_gossip; k++)
+      if (b.w[k].read_slot)
+        b.chg_max = MAX(b.chg_max, b.w[k].n_chg);
+    g_free(row);
+    if (state != sub)
+      g_free(state);
     /* Seen: PNDP, the attackers' neighbours in each round (within one
      * hop); (Sec)LDP, every ball node that sends (SecLDP: not the
      * attackers, whose states they know); the messages from beyond the
@@ -1221,7 +1333,8 @@ gboolean priv_local_lower(const PrivStructuredProblem *p, const guint *ball, gui
           const double *x;
           guint len = topo_gossip_row(w, p->attackers[a], &c, &x);
           /* A recorded run's attacker row may read a slot (stale mode: a
-           * delayed message, outside the ball's nodes): left out. */
+           * delayed message): not a node; the attacker heard it in its own
+           * round, delivered to it (below). */
           for (guint j = 0; j < len; j++)
             if (sub[c[j]] != FAR && !att[sub[c[j]]])
               mark[sub[c[j]]] = r + 1;
@@ -1251,8 +1364,9 @@ gboolean priv_local_lower(const PrivStructuredProblem *p, const guint *ball, gui
     /* Covariance domination bounds the outside's noise as white
      * (kappa I per step); DECOR's secrets correlate neighbours, and that
      * bound is not derived for them: no domination bound (the others
-     * stand). */
-    gboolean dom = which != PRIV_LOCAL_LOWER_PROJECTION && b.secret_var == 0;
+     * stand). Nor with slots: its full-graph pass knows no slot rows (a
+     * record takes the projection alone, priv_local_report_record). */
+    gboolean dom = which != PRIV_LOCAL_LOWER_PROJECTION && b.secret_var == 0 && L == 0;
     if (p->trust == PRIV_TRUST_PNDP) {
       if (proj)
         ok = projected_blocks(&b, &nf, X, p->max_bytes, error);
