@@ -28,32 +28,13 @@
 static guint *ball_hops(const TopoGraph *g, const guint *m, guint k, guint radius, GArray *ball,
                         GArray *shell) {
   guint n = topo_graph_n_nodes(g);
-  guint *dist = g_new(guint, n), *queue = g_new(guint, n);
-  guint head = 0, tail = 0;
-  memset(dist, 0xff, sizeof(guint) * n);
-  for (guint i = 0; i < k; i++)
-    if (dist[m[i]] != 0) {
-      dist[m[i]] = 0;
-      queue[tail++] = m[i];
-    }
-  while (head < tail) {
-    guint u = queue[head++], deg;
-    if (dist[u] > radius)
-      continue;
-    const guint *nb = topo_graph_neighbors(g, u, &deg);
-    for (guint i = 0; i < deg; i++)
-      if (dist[nb[i]] == G_MAXUINT) {
-        dist[nb[i]] = dist[u] + 1;
-        queue[tail++] = nb[i];
-      }
-  }
+  guint *dist = topo_graph_hops(g, m, k, radius + 1);
   for (guint u = 0; u < n; u++) {
     if (dist[u] <= radius)
       g_array_append_val(ball, u);
     else if (dist[u] == radius + 1)
       g_array_append_val(shell, u);
   }
-  g_free(queue);
   return dist;
 }
 

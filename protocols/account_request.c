@@ -260,34 +260,14 @@ static gboolean structured_fits(const ProtoAccountJob *j, GError **error) {
 }
 
 /* The victims within @radius hops of @m's @k attackers on @g (the local
- * path's ball less its attackers): a BFS that stops at @radius, or once
- * @stop are counted. O(the ball's nodes and edges). */
-static guint64 ball_victims(const TopoGraph *g, const guint *m, guint k, guint radius,
-                            guint64 stop) {
+ * path's ball less its attackers). O(n + the ball's edges). */
+static guint64 ball_victims(const TopoGraph *g, const guint *m, guint k, guint radius) {
   guint n = topo_graph_n_nodes(g);
-  guint *dist = g_new(guint, n), *queue = g_new(guint, n);
-  guint head = 0, tail = 0;
+  guint *dist = topo_graph_hops(g, m, k, radius);
   guint64 count = 0;
-  memset(dist, 0xff, sizeof(guint) * n);
-  for (guint i = 0; i < k; i++)
-    if (dist[m[i]] != 0) {
-      dist[m[i]] = 0;
-      queue[tail++] = m[i];
-    }
-  while (head < tail && count < stop) {
-    guint u = queue[head++], deg;
-    if (dist[u] >= radius)
-      continue;
-    const guint *nb = topo_graph_neighbors(g, u, &deg);
-    for (guint i = 0; i < deg; i++)
-      if (dist[nb[i]] == G_MAXUINT) {
-        dist[nb[i]] = dist[u] + 1;
-        queue[tail++] = nb[i];
-        count++;
-      }
-  }
+  for (guint u = 0; u < n; u++)
+    count += dist[u] != 0 && dist[u] <= radius;
   g_free(dist);
-  g_free(queue);
   return count;
 }
 
@@ -305,7 +285,7 @@ static void choose_sensitivity(ProtoAccountJob *j) {
     const ProtoAccounting *ac = &j->acs[a];
     guint64 victims = j->n - MIN(j->n, ac->n_attackers);
     if (j->radius)
-      victims = ball_victims(j->graph, ac->attackers, ac->n_attackers, j->radius, stop - n_blocks);
+      victims = ball_victims(j->graph, ac->attackers, ac->n_attackers, j->radius);
     n_blocks += victims;
   }
   j->sensitivity = mf_sensitivity_choose(j->sensitivity_asked, n_blocks, j->T, j->b,

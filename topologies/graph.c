@@ -263,6 +263,32 @@ gboolean topo_graph_is_connected(const TopoGraph *g) {
   return tail == g->n;
 }
 
+guint *topo_graph_hops(const TopoGraph *g, const guint *sources, guint k, guint max_hops) {
+  g_return_val_if_fail(g != NULL && (sources != NULL || k == 0), NULL);
+  for (guint i = 0; i < k; i++)
+    g_return_val_if_fail(sources[i] < g->n, NULL);
+  guint *dist = g_new(guint, g->n), *queue = g_new(guint, g->n);
+  guint head = 0, tail = 0;
+  memset(dist, 0xff, sizeof(guint) * g->n);
+  for (guint i = 0; i < k; i++)
+    if (dist[sources[i]] != 0) {
+      dist[sources[i]] = 0;
+      queue[tail++] = sources[i];
+    }
+  while (head < tail) {
+    guint u = queue[head++];
+    if (dist[u] >= max_hops)
+      continue;
+    for (guint i = g->adj_ptr[u]; i < g->adj_ptr[u + 1]; i++)
+      if (dist[g->adj[i]] == G_MAXUINT) {
+        dist[g->adj[i]] = dist[u] + 1;
+        queue[tail++] = g->adj[i];
+      }
+  }
+  g_free(queue);
+  return dist;
+}
+
 TopoGraph *topo_graph_largest_component(const TopoGraph *g, GError **error) {
   return topo_graph_largest_component_map(g, NULL, error);
 }

@@ -124,6 +124,15 @@ double *topo_graph_layout(const TopoGraph *g, guint64 seed, GError **error);
 gboolean topo_graph_is_connected(const TopoGraph *g);
 
 /*
+ * topo_graph_hops: the hops from the @k nodes @sources (each < n, repeats
+ * allowed) to every node, by a breadth-first search that stops at @max_hops:
+ * an array of n (g_free), G_MAXUINT for the nodes farther than @max_hops or
+ * unreachable. The balls of the local bounds. O(n + the edges of the nodes
+ * within max_hops - 1 hops).
+ */
+guint *topo_graph_hops(const TopoGraph *g, const guint *sources, guint k, guint max_hops);
+
+/*
  * topo_graph_largest_component: the largest connected component, nodes
  * renumbered 0..k-1 in increasing order of their index in g (which for a
  * loaded graph is the order of first appearance in the file). Ties between

@@ -314,9 +314,35 @@ static void test_from_igraph_and_edges(void) {
   g_clear_error(&error);
 }
 
+/* topo_graph_hops on the path 0-1-...-7: hops from one source and from two
+ * (a repeat among them), G_MAXUINT beyond max_hops. */
+static void test_hops(void) {
+  GError *e = NULL;
+  TopoGraph *path = topo_graph_generate("path:n=8", &e);
+  g_assert_no_error(e);
+  guint src[] = {0};
+  guint *d = topo_graph_hops(path, src, 1, 3);
+  const guint want[] = {0, 1, 2, 3, G_MAXUINT, G_MAXUINT, G_MAXUINT, G_MAXUINT};
+  for (guint u = 0; u < 8; u++)
+    g_assert_cmpuint(d[u], ==, want[u]);
+  g_free(d);
+  guint two[] = {6, 1, 6};
+  d = topo_graph_hops(path, two, 3, G_MAXUINT);
+  const guint want2[] = {1, 0, 1, 2, 2, 1, 0, 1};
+  for (guint u = 0; u < 8; u++)
+    g_assert_cmpuint(d[u], ==, want2[u]);
+  g_free(d);
+  d = topo_graph_hops(path, two, 3, 0); /* the sources alone */
+  for (guint u = 0; u < 8; u++)
+    g_assert_cmpuint(d[u], ==, u == 1 || u == 6 ? 0 : G_MAXUINT);
+  g_free(d);
+  topo_graph_free(path);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/topo/generate/closed-forms", test_closed_forms);
+  g_test_add_func("/topo/generate/hops", test_hops);
   g_test_add_func("/topo/generate/structure", test_structure);
   g_test_add_func("/topo/generate/florentine", test_florentine_is_the_data_file);
   g_test_add_func("/topo/generate/determinism", test_random_determinism);
