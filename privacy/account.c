@@ -290,6 +290,11 @@ guint priv_report_cap_ldp(PrivReport *r, double cap, const PrivAccountOptions *o
     if (v->unprotected || v->unresolved || !(v->mu > cap))
       continue;
     v->sensitivity = v->mu = cap;
+    /* The exact mu is at most the cap: a local mu_lower above it (the
+     * adjacent victim's projection, the LDP value by another sum) is that
+     * value's rounding, and the interval stays mu_lower <= mu. */
+    if (v->mu_lower > cap)
+      v->mu_lower = cap;
     v->rdp = priv_gdp_rdp(cap, opt->alpha > 0 ? opt->alpha : 2.0);
     v->epsilon = opt->no_epsilon ? NAN : priv_gdp_epsilon(cap, opt->delta > 0 ? opt->delta : 1e-6);
     v->ldp_capped = TRUE;

@@ -98,7 +98,7 @@ double priv_release_mu(PrivProtocol protocol, const double *C_local, guint T, gu
 /*
  * priv_report_cap_ldp: every protected victim of @r whose mu exceeds @cap
  * gets mu = @cap (sensitivity, rdp and epsilon with it, @opt's alpha and
- * delta) and ldp_capped; unprotected and unresolved victims are left as
+ * delta; a mu_lower above @cap becomes @cap) and ldp_capped; unprotected and unresolved victims are left as
  * they are. @cap NaN or +inf: nothing. Returns the victims capped.
  * O(victims).
  */
