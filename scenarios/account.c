@@ -80,21 +80,57 @@ gboolean scen_account_recordable(const ScenConfig *c) {
   return proto_account_recordable((PrivProtocol)c->shape.kind, c->mode_parsed.kind);
 }
 
-ProtoAccountJob *scen_account_job(const ScenConfig *c, const ScenAccountRequest *q,
-                                  GError **error) {
-  ProtoAccountRequest r = q->r;
-  /* The structured path takes an asynchronous run's mode, latency and loss
-   * where it accounts it on the run's delivery record
-   * (proto_account_recordable); otherwise it accounts a synchronous run,
-   * whose messages do not depend on them. */
-  gboolean by_record = c->path == SCEN_PATH_STRUCTURED && c->mode_parsed.kind != PROTO_MODE_SYNC &&
-                       scen_account_recordable(c);
+/* @q validated as @c's path asks, on the one function `dpgossip account`
+ * decides with (proto_account_validate). The structured path takes an
+ * asynchronous run's mode, latency and loss where it accounts it on the
+ * run's delivery record (scen_account_recordable); otherwise it accounts a
+ * synchronous run, whose messages do not depend on them. The local path
+ * takes an asynchronous run's options as `account --path local` does, and
+ * the job decides: the ball's part of the run's delivery record, the
+ * observer path's ball (Zip-DL, plugins, DECOR's secrets without local
+ * noise: a simulated run, which also takes the run's lr and accountant), or
+ * a refusal saying why. */
+static ProtoAccountJob *validate(const ScenConfig *c, const ProtoAccountRequest *q,
+                                 GError **error) {
+  ProtoAccountRequest r = *q;
+  gboolean async = c->mode_parsed.kind != PROTO_MODE_SYNC;
+  gboolean by_record = async && (c->path == SCEN_PATH_LOCAL ||
+                                 (c->path == SCEN_PATH_STRUCTURED && scen_account_recordable(c)));
   if (c->path != SCEN_PATH_OBSERVER) {
     if (!by_record)
       r.mode = r.latency = r.loss = NULL;
     r.accountant = NULL, r.lr = NAN;
   }
   ProtoAccountJob *j = proto_account_validate(&r, NULL, error);
+  if (j != NULL && c->path == SCEN_PATH_LOCAL && j->path == PROTO_ACCOUNT_OBSERVER) {
+    proto_account_job_free(j);
+    j = proto_account_validate(q, NULL, error);
+  }
+  return j;
+}
+
+gboolean scen_account_check_path(const ScenConfig *c, GError **error) {
+  /* What the run passes but cannot be known before it: MF-D-SGD's C
+   * (built or fitted by the run), for which D-SGD stands in, as in
+   * `validate` (runpoint.c): the path's choices are the same for both but
+   * for the noise state of a C in stale mode, which the run's job checks;
+   * mu's sigma (any noise: the path does not depend on it). */
+  gboolean mf = c->shape.kind == PRIV_PROTOCOL_MFDSGD;
+  ScenAccountRequest q;
+  scen_account_request_init(&q, c, c->nonprivate || mf ? "dsgd" : c->protocol,
+                            c->nonprivate ? 0.0
+                            : c->has_mu   ? 1.0
+                                          : c->sigma,
+                            NULL);
+  ProtoAccountJob *j = validate(c, &q.r, error);
+  scen_account_request_clear(&q);
+  proto_account_job_free(j);
+  return j != NULL;
+}
+
+ProtoAccountJob *scen_account_job(const ScenConfig *c, const ScenAccountRequest *q,
+                                  GError **error) {
+  ProtoAccountJob *j = validate(c, &q->r, error);
   /* The record's run has the training run's timing: its compute time (the
    * only part of a step's duration a run adds; data never sets a time). */
   if (j != NULL)

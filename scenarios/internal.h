@@ -290,13 +290,27 @@ void scen_account_request_init(ScenAccountRequest *q, const ScenConfig *c, const
 void scen_account_request_clear(ScenAccountRequest *q);
 
 /*
- * scen_account_job: @q's privacy, validated and planned on c->g; on the
- * structured and local paths the run's own options (mode, latency, loss,
- * lr, accountant) are left out, since that path simulates nothing.
+ * scen_account_job: @q's privacy, validated as `dpgossip account` does
+ * (proto_account_validate) and planned on c->g. The structured path takes
+ * the run's mode, latency and loss where it accounts its delivery record,
+ * the local path those of an asynchronous run (the ball's part of the
+ * record, or the observer path's ball, which also takes lr and the
+ * accountant, as the observer path does); otherwise they are left out,
+ * since that path simulates nothing.
  * Errors: proto_account_validate's and proto_account_job_plan's.
  * Returns: (transfer full) the job, or NULL. O(n + collusion sets).
  */
 ProtoAccountJob *scen_account_job(const ScenConfig *c, const ScenAccountRequest *q, GError **error);
+
+/*
+ * scen_account_check_path: whether `dpgossip account` takes @c's
+ * accounting as its path asks (scen_account_job's validation, before any
+ * graph or C exists: MF-D-SGD checked as D-SGD, the run's job checks its
+ * C); FALSE with proto_account_validate's error, which names the command
+ * line's options. For privacy.path = local, at resolve time. O(collusion
+ * sets).
+ */
+gboolean scen_account_check_path(const ScenConfig *c, GError **error);
 
 /* Whether the structured path accounts @c's run on its delivery record
  * (proto_account_recordable), MF-D-SGD in stale mode excluded (its C is

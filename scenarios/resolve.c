@@ -1130,7 +1130,9 @@ static void resolve_noise(R *r, ScenConfig *c) {
 }
 
 /* The accounting path: the same plan as `dpgossip account --path auto`;
- * an asked path the plan does not cover is a problem. */
+ * an asked path the plan does not cover is a problem. The local path
+ * takes what `dpgossip account --path local` takes, on its own validation
+ * (scen_account_check_path). */
 static void resolve_path(R *r, ScenConfig *c) {
   ProtoAccountCase pc = {.known = c->shape.kind >= 0,
                          .mode = c->mode_parsed.kind,
@@ -1138,17 +1140,6 @@ static void resolve_path(R *r, ScenConfig *c) {
                          .recordable = scen_account_recordable(c)};
   const char *why = NULL;
   gboolean covered = proto_account_plan(&pc, &why) == PROTO_ACCOUNT_STRUCTURED;
-  /* What the structured path (and so the local one) covers, and why this
-   * run is not in it. */
-  char *uncovered =
-      covered ? NULL
-              : g_strdup_printf(
-                    "covers dsgd, muffliato, decor, mfdsgd, antipgd, mafalda and nonprivate "
-                    "in sync mode without message loss, dsgd and muffliato in deadline and "
-                    "stale mode, mfdsgd and mafalda in deadline mode; this run is %s in mode %s "
-                    "(%s): use auto or observer",
-                    c->proto_name ? c->proto_name : "?", c->mode ? c->mode : "?",
-                    why + strlen("auto: "));
   switch (c->path_requested) {
   case SCEN_PATH_AUTO:
     c->path = covered ? SCEN_PATH_STRUCTURED : SCEN_PATH_OBSERVER;
@@ -1158,34 +1149,43 @@ static void resolve_path(R *r, ScenConfig *c) {
     c->path = SCEN_PATH_STRUCTURED;
     c->path_reason = "asked: privacy.path = structured";
     if (!covered)
-      problem_key(r, "privacy", "path", "the structured path %s", uncovered);
+      problem_key(r, "privacy", "path",
+                  "the structured path covers dsgd, muffliato, decor, mfdsgd, antipgd, mafalda "
+                  "and nonprivate in sync mode without message loss, dsgd and muffliato in "
+                  "deadline and stale mode, mfdsgd and mafalda in deadline mode; this run is %s "
+                  "in mode %s (%s): use auto or observer",
+                  c->proto_name ? c->proto_name : "?", c->mode ? c->mode : "?",
+                  why + strlen("auto: "));
     break;
   case SCEN_PATH_LOCAL:
     c->path = SCEN_PATH_LOCAL;
     c->path_reason = "asked: privacy.path = local";
-    if (!covered)
-      problem_key(r, "privacy", "path", "local bounds are the structured path's: it %s", uncovered);
-    else if (c->mode_parsed.kind != PROTO_MODE_SYNC)
-      problem_key(r, "privacy", "path",
-                  "local bounds account synchronous runs only; this run is in mode %s: use "
-                  "auto, structured or observer",
-                  c->mode ? c->mode : "?");
-    else if (c->radius == 0 && c->tightness == 0)
+    if (c->radius == 0 && c->tightness == 0) {
       problem_key(r, "privacy", "path",
                   "privacy.path = local needs privacy.radius (the hops around each collusion "
                   "set whose victims are bounded, >= 1) or privacy.tightness (grow the radius "
                   "until every victim's mu / mu_lower is at most it)");
-    else if (c->radius > 0 && c->tightness > 0)
+    } else if (c->radius > 0 && c->tightness > 0) {
       problem_key(r, "privacy", "tightness",
                   "give privacy.radius or privacy.tightness, not both (tightness grows the "
                   "radius from 1)");
+    } else if (!r->bad && c->proto_name && proto_registry_lookup(c->proto_name) != NULL) {
+      /* The request is whole only without earlier problems; an installed
+       * plugin's (never on the structured path: the observer path's ball)
+       * is checked by the run's own job, validate loads no plugin. */
+      GError *e = NULL;
+      if (!scen_account_check_path(c, &e))
+        problem_key(r, "privacy", "path",
+                    "`dpgossip account --path local` with this run's options refuses it: %s",
+                    e->message);
+      g_clear_error(&e);
+    }
     break;
   default:
     c->path = c->path_requested;
     c->path_reason = c->path == SCEN_PATH_OBSERVER ? "asked: privacy.path = observer"
                                                    : "asked: privacy.path = none";
   }
-  g_free(uncovered);
   if (c->tightness > 0 && c->path_requested != SCEN_PATH_LOCAL)
     problem_key(r, "privacy", "tightness",
                 "privacy.tightness is for privacy.path = local (certified bounds)");

@@ -226,8 +226,9 @@ gboolean scen_scenario_run(ScenScenario *sc, const ScenRunOptions *opt, ScenRunR
  * muffliato_rdp (Muffliato's bound when asked, else empty), status
  * (protected, unprotected: seen without noise, unresolved: no number could
  * be given; both have inf in the numeric columns), attackers (members joined
- * by '+'), alpha, delta, path (structured or observer), seed, mu_lower
- * (path local: a certified lower bound of the exact mu, mu the upper one;
+ * by '+'), alpha, delta, path (structured, observer or local:radius=R),
+ * seed, mu_lower (path local: a certified lower bound of the exact mu, mu
+ * the upper one; 0 on the observer path's ball, which does not compute it;
  * else empty), bound (which bound the numbers are: thm5.2, exact, local or
  * ldp-cap, as account's table says). Always every column, whatever the
  * values. Victims and attackers go by the graph's labels when it has them.
