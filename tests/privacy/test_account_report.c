@@ -78,8 +78,35 @@ static void test_report(void) {
   topo_graph_free(g);
 }
 
+/* The LDP cap: a capped victim's numbers are the cap's, and a local
+ * mu_lower above the cap (an adjacent victim's bound, the LDP value by
+ * another sum, one ulp above) is lowered to it, so mu_lower <= mu; below
+ * the cap, or NaN (not computed), it stays. */
+static void test_cap(void) {
+  PrivVictim v[] = {{.node = 0, .sensitivity = 3, .mu = 3, .mu_lower = nextafter(2.0, 3.0)},
+                    {.node = 1, .sensitivity = 3, .mu = 3, .mu_lower = 1.5},
+                    {.node = 2, .sensitivity = 3, .mu = 3, .mu_lower = NAN},
+                    {.node = 3, .sensitivity = 1, .mu = 1, .mu_lower = 0.5}};
+  PrivReport r = {.victims = v, .n_victims = G_N_ELEMENTS(v)};
+  PrivAccountOptions opt = {.alpha = 2.0, .delta = 1e-6};
+  g_assert_cmpuint(priv_report_cap_ldp(&r, 2.0, &opt), ==, 3);
+  for (guint i = 0; i < 3; i++) {
+    g_assert_cmpfloat(v[i].mu, ==, 2.0);
+    g_assert_cmpfloat(v[i].sensitivity, ==, 2.0);
+    g_assert_cmpfloat(v[i].rdp, ==, priv_gdp_rdp(2.0, 2.0));
+    g_assert_true(v[i].ldp_capped);
+  }
+  g_assert_cmpfloat(v[0].mu_lower, ==, 2.0);
+  g_assert_cmpfloat(v[1].mu_lower, ==, 1.5);
+  g_assert_true(isnan(v[2].mu_lower));
+  g_assert_cmpfloat(v[3].mu, ==, 1.0);
+  g_assert_cmpfloat(v[3].mu_lower, ==, 0.5);
+  g_assert_false(v[3].ldp_capped);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/privacy/account/report/report", test_report);
+  g_test_add_func("/privacy/account/report/cap", test_cap);
   return g_test_run();
 }
