@@ -17,8 +17,8 @@
 
 /* Runs @text in DIR/NAME with @threads and returns the rows of its
  * privacy.csv (header first); @csv_text: (out, nullable) the file's text. */
-static GPtrArray *run_csv_threads(ScenTestFix *f, const char *name, const char *text,
-                                  guint threads, char **resolved, char **csv_text) {
+static GPtrArray *run_csv_threads(ScenTestFix *f, const char *name, const char *text, guint threads,
+                                  char **resolved, char **csv_text) {
   char *path = scen_test_write(f->dir, name, text);
   GError *error = NULL;
   ScenScenario *sc = scen_scenario_load(path, &error);
@@ -51,7 +51,14 @@ static GPtrArray *run_csv(ScenTestFix *f, const char *name, const char *text, ch
   "[privacy]\ntrust = pndp;ldp\nsensitivity = exact\n"
 
 /* Columns of privacy.csv (SCEN_PRIVACY_CSV_COLUMNS). */
-enum { COL_TRUST = 1, COL_VICTIM = 2, COL_DISTANCE = 3, COL_MU = 5, COL_PATH = 13, COL_MU_LOWER = 15 };
+enum {
+  COL_TRUST = 1,
+  COL_VICTIM = 2,
+  COL_DISTANCE = 3,
+  COL_MU = 5,
+  COL_PATH = 13,
+  COL_MU_LOWER = 15
+};
 
 /* Every row of @lo (certified bounds) against the row of @ex (exact
  * values) with the same trust and victim: mu never below. The two come by
@@ -111,10 +118,31 @@ static void test_bounds(ScenTestFix *f, gconstpointer data) {
 /* `dpgossip account` for ASYNC(@mode, protocol @protocol), its extra
  * options @extra (NULL-terminated): the rows of its CSV, header first. */
 static GPtrArray *account_csv(const char *mode, const char *protocol, const char *const *extra) {
-  const char *base[] = {"account", "--generate", "regular:n=60,d=3,seed=3", "-T", "6",
-                        "--seed", "7", "--mode", mode, "--latency", "lognormal:mu=3,sigma=0.5",
-                        "--loss", "0.1", "--protocol", protocol, "--sigma", "1.1", "--trust",
-                        "pndp,ldp", "-a", "3", "--sensitivity", "exact", "--format", "csv"};
+  const char *base[] = {"account",
+                        "--generate",
+                        "regular:n=60,d=3,seed=3",
+                        "-T",
+                        "6",
+                        "--seed",
+                        "7",
+                        "--mode",
+                        mode,
+                        "--latency",
+                        "lognormal:mu=3,sigma=0.5",
+                        "--loss",
+                        "0.1",
+                        "--protocol",
+                        protocol,
+                        "--sigma",
+                        "1.1",
+                        "--trust",
+                        "pndp,ldp",
+                        "-a",
+                        "3",
+                        "--sensitivity",
+                        "exact",
+                        "--format",
+                        "csv"};
   GPtrArray *argv = g_ptr_array_new();
   for (guint i = 0; i < G_N_ELEMENTS(base); i++)
     g_ptr_array_add(argv, (gpointer)base[i]);
@@ -166,12 +194,13 @@ static void assert_same_csv(GPtrArray *sr, GPtrArray *cr) {
  * delivered) gives other numbers, and fails the first comparison. */
 static void test_async(ScenTestFix *f, gconstpointer data) {
   const char *mode = data != NULL ? "stale:s=2" : "deadline:ms=30";
-  char *base = data != NULL ? g_strdup(ASYNC("stale:s=2", "")) : g_strdup(ASYNC("deadline:ms=30", ""));
+  char *base = data != NULL ? g_strdup(ASYNC("stale:s=2", ""))
+                            : g_strdup(ASYNC("deadline:ms=30", ""));
   char *ex_text = g_strconcat(base, "path = structured\n", NULL);
   char *lo_text = g_strconcat(base, "path = local\nradius = 2\n", NULL);
   GPtrArray *lo = run_csv(f, "local.ini", lo_text, NULL);
-  GPtrArray *cli = account_csv(mode, "dsgd", (const char *const[]){"--path", "local", "--radius",
-                                                                    "2", NULL});
+  GPtrArray *cli = account_csv(mode, "dsgd",
+                               (const char *const[]){"--path", "local", "--radius", "2", NULL});
   assert_same_csv(lo, cli);
   GPtrArray *ex = run_csv(f, "exact.ini", ex_text, NULL);
   guint within = 0;
@@ -205,10 +234,9 @@ static void test_zipdl(ScenTestFix *f, gconstpointer data) {
   char *ex_text = g_strconcat(base, "path = observer\n", NULL);
   char *lo_text = g_strconcat(base, "path = local\nradius = 2\n", NULL);
   GPtrArray *lo = run_csv(f, "local.ini", lo_text, NULL);
-  GPtrArray *cli = account_csv(
-      "deadline:ms=30", "zipdl",
-      (const char *const[]){"--path", "local", "--radius", "2", "--lr", "0.5", "--accountant",
-                            "dense", NULL});
+  GPtrArray *cli = account_csv("deadline:ms=30", "zipdl",
+                               (const char *const[]){"--path", "local", "--radius", "2", "--lr",
+                                                     "0.5", "--accountant", "dense", NULL});
   assert_same_csv(lo, cli);
   GPtrArray *ex = run_csv(f, "exact.ini", ex_text, NULL);
   for (guint r = 1; r < lo->len; r++) {
@@ -270,17 +298,17 @@ static void test_problems(ScenTestFix *f, gconstpointer data) {
                     "privacy.radius is for privacy.path = local");
   g_strfreev(p);
   g_free(path);
-  p = scen_test_problems(f->dir, BASE "[privacy]\npath = local\nradius = 2\ntightness = 2\n",
-                         NULL, &path);
+  p = scen_test_problems(f->dir, BASE "[privacy]\npath = local\nradius = 2\ntightness = 2\n", NULL,
+                         &path);
   scen_assert_match(p, g_strdup_printf("%s:8: privacy.tightness: ", path),
                     "give privacy.radius or privacy.tightness, not both");
   g_strfreev(p);
   g_free(path);
   /* The command line's refusals, at privacy.path's line: Zip-DL's ball
    * (the observer path's) computes no mu_lower to meet a tightness... */
-  p = scen_test_problems(
-      f->dir, BASE "[protocol]\nname = zipdl\n[privacy]\npath = local\ntightness = 2\n", NULL,
-      &path);
+  p = scen_test_problems(f->dir,
+                         BASE "[protocol]\nname = zipdl\n[privacy]\npath = local\ntightness = 2\n",
+                         NULL, &path);
   scen_assert_match(p, g_strdup_printf("%s:8: privacy.path: ", path),
                     "computes no mu_lower; give --radius R");
   g_strfreev(p);
