@@ -16,6 +16,8 @@ typedef struct {
   gboolean *is_member;      /* n: by node id (what it sees, which noise it owns) */
   gboolean *is_kept_member; /* n_kept: by kept index (sim_lin_space_keep_nodes), the
                              * gradient columns' nodes; NULL when every node is kept */
+  gboolean *hears_sent;     /* n: nodes whose every sent message it observes too
+                             * (priv_observer_view_hear_sent); NULL: none */
   GArray *rows;             /* guint: ids in the observer's row pool */
   GHashTable *seen;         /* row id + 1 */
 } View;
@@ -59,6 +61,7 @@ static void view_free(gpointer p) {
   g_free(v->members);
   g_free(v->is_member);
   g_free(v->is_kept_member);
+  g_free(v->hears_sent);
   g_array_unref(v->rows);
   g_hash_table_unref(v->seen);
   g_free(v);
@@ -137,6 +140,28 @@ guint priv_observer_add_view(PrivObserver *o, PrivTrust trust, const guint *memb
   return o->views->len - 1;
 }
 
+gboolean priv_observer_view_hear_sent(PrivObserver *o, guint view, const guint *nodes,
+                                      guint n_nodes, GError **error) {
+  g_return_val_if_fail(o != NULL, FALSE);
+  View *v = view < o->views->len ? g_ptr_array_index(o->views, view) : NULL;
+  const char *why = v == NULL                ? "no such view"
+                    : v->hears_sent != NULL ? "the view hears a set of senders already"
+                    : n_nodes == 0 || nodes == NULL ? "no node to hear"
+                                                    : NULL;
+  for (guint i = 0; why == NULL && i < n_nodes; i++)
+    if (nodes[i] >= o->n || (i > 0 && nodes[i] <= nodes[i - 1]))
+      why = "the heard nodes must be increasing node ids below the network size";
+  if (why != NULL) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                "observer view %u: cannot hear what %u nodes send: %s", view, n_nodes, why);
+    return FALSE;
+  }
+  v->hears_sent = g_new0(gboolean, o->n);
+  for (guint i = 0; i < n_nodes; i++)
+    v->hears_sent[nodes[i]] = TRUE;
+  return TRUE;
+}
+
 guint priv_observer_n_views(const PrivObserver *o) {
   g_return_val_if_fail(o != NULL, 0);
   return o->views->len;
@@ -202,6 +227,9 @@ void priv_observer_observe(PrivObserver *o, const SimBusEvent *ev) {
                          ? ev->kind == SIM_BUS_MESSAGE_DELIVERED && ev->to < o->n &&
                                v->is_member[ev->to]
                          : ev->kind == SIM_BUS_MESSAGE_SENT;
+    /* A node heard through its state: what it sends, delivered or not. */
+    if (!wants && v->hears_sent != NULL)
+      wants = ev->kind == SIM_BUS_MESSAGE_SENT && ev->from < o->n && v->hears_sent[ev->from];
     if (!wants)
       continue;
     if (id == G_MAXUINT) {

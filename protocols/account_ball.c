@@ -99,13 +99,22 @@ PrivReport *proto_account_ball(ProtoAccountJob *j, guint a, const ProtoRunConfig
   GArray *shell = g_array_new(FALSE, FALSE, sizeof(guint));
   guint *dist = ball_hops(j->graph, ac->attackers, ac->n_attackers, j->radius, ball, shell);
   gboolean covered = shell->len == 0;
-  /* The view: the attackers and every shell node, which hear what the
-   * ball tells the outside (node order, as views take them). */
+  /* The view: the attackers, and the shell, which hears what the ball
+   * tells the outside (node order, as views take them). Under PNDP the
+   * shell is heard through its own state, what it sends: a function of
+   * what it receives, so never more (docs/local-bounds.md, "The shell
+   * heard through its own state"). LDP and SecLDP views see every message
+   * sent, the ball's to the shell included: there the shell are members. */
+  gboolean by_state = ac->trust == PRIV_TRUST_PNDP && !covered;
   guint n_members = 0, *members = g_new(guint, ac->n_attackers + shell->len);
   for (guint u = 0; u < topo_graph_n_nodes(j->graph); u++)
-    if (dist[u] == 0 || dist[u] == j->radius + 1)
+    if (dist[u] == 0 || (!by_state && dist[u] == j->radius + 1))
       members[n_members++] = u;
-  ProtoObservedView view = {ac->trust, members, n_members};
+  ProtoObservedView view = {.trust = ac->trust, .members = members, .n_members = n_members};
+  if (by_state) {
+    view.hears_sent = (const guint *)(void *)shell->data;
+    view.n_hears_sent = shell->len;
+  }
   ProtoObserveOptions oo = {.views = &view, .n_views = 1, .T = j->T, .streaming = j->streaming};
   BallProgress bp = {j, a,
                      j->streaming ? "steps accounted on the ball (whole run simulated)"
@@ -117,6 +126,10 @@ PrivReport *proto_account_ball(ProtoAccountJob *j, guint a, const ProtoRunConfig
   ProtoRunConfig rc = *cfg;
   rc.kept = (const guint *)(void *)ball->data;
   rc.n_kept = ball->len;
+  if (by_state) {
+    rc.heard = (const guint *)(void *)shell->data;
+    rc.n_heard = shell->len;
+  }
   PrivReport *report = NULL;
   PrivBlocks *blocks = NULL;
   Guard guard = {.dist = dist, .n = topo_graph_n_nodes(j->graph), .radius = j->radius};

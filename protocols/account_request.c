@@ -812,7 +812,9 @@ const ProtoObserveOptions *proto_account_job_observe(ProtoAccountJob *j) {
     j->views = g_new(ProtoObservedView, MAX(j->n_acs, 1));
     for (guint a = 0; a < j->n_acs; a++)
       j->views[a] =
-          (ProtoObservedView){j->acs[a].trust, j->acs[a].attackers, j->acs[a].n_attackers};
+          (ProtoObservedView){.trust = j->acs[a].trust,
+                              .members = j->acs[a].attackers,
+                              .n_members = j->acs[a].n_attackers};
     j->observe = (ProtoObserveOptions){
         .views = j->views, .n_views = j->n_acs, .T = j->T, .streaming = j->streaming};
   }

@@ -32,6 +32,9 @@ static gboolean check_memory(const ProtoRunConfig *cfg, const ProtoObserveOption
     for (guint j = 0; j < o->views[i].n_members; j++)
       if (o->views[i].members[j] < n)
         seen += 1 + topo_graph_degree(graph, o->views[i].members[j]);
+    for (guint j = 0; j < o->views[i].n_hears_sent; j++)
+      if (o->views[i].hears_sent[j] < n)
+        seen += 1 + topo_graph_degree(graph, o->views[i].hears_sent[j]);
     rows = MAX(rows, seen);
   }
   topo_graph_free(g);
@@ -60,10 +63,14 @@ ProtoObservedRun *proto_observed_run_new(const ProtoRunConfig *cfg, const ProtoO
   o->T = obs->T;
   if ((o->obs = priv_observer_new(proto_context_space(proto_run_context(o->run)), error)) == NULL)
     goto fail;
-  for (guint i = 0; i < obs->n_views; i++)
-    if (priv_observer_add_view(o->obs, obs->views[i].trust, obs->views[i].members,
-                               obs->views[i].n_members, error) == G_MAXUINT)
+  for (guint i = 0; i < obs->n_views; i++) {
+    const ProtoObservedView *v = &obs->views[i];
+    guint id = priv_observer_add_view(o->obs, v->trust, v->members, v->n_members, error);
+    if (id == G_MAXUINT ||
+        (v->hears_sent != NULL &&
+         !priv_observer_view_hear_sent(o->obs, id, v->hears_sent, v->n_hears_sent, error)))
       goto fail;
+  }
   PrivStreamOptions so = {.T = obs->T,
                           .clip = cfg->clip,
                           .progress = obs->progress,

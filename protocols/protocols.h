@@ -306,6 +306,11 @@ typedef struct {
    * the local path's ball, docs/local-bounds.md). NULL: every node. */
   const guint *kept;
   guint n_kept;
+  /* Nullable, borrowed: of the known nodes, those whose messages keep their
+   * provenance (sim_lin_space_hear_nodes: the ball's shell heard through
+   * its state; increasing ids, none kept). Only with @kept. */
+  const guint *heard;
+  guint n_heard;
   /* A streaming observer rebases the provenance at every round (privacy/
    * stream.c): a linvec's coefficients then span one round, not the run.
    * Only the memory pre-check of proto_run_new reads it. */
@@ -1251,6 +1256,10 @@ typedef struct {
   PrivTrust trust;
   const guint *members;
   guint n_members;
+  /* Nullable: nodes whose every sent message the view observes too
+   * (priv_observer_view_hear_sent; sorted, distinct). */
+  const guint *hears_sent;
+  guint n_hears_sent;
 } ProtoObservedView;
 
 /* The observation of a run: the views and the accountant. */

@@ -65,6 +65,7 @@ void sim_lin_space_unref(SimLinSpace *space) {
   g_ptr_array_unref(space->live);
   g_free(space->kept_index);
   g_free(space->kept_node);
+  g_free(space->heard);
   g_free(space);
 }
 
@@ -140,6 +141,31 @@ gboolean sim_lin_space_keep_nodes(SimLinSpace *space, const guint *keep, guint n
   return TRUE;
 }
 
+gboolean sim_lin_space_hear_nodes(SimLinSpace *space, const guint *heard, guint n_heard,
+                                  GError **error) {
+  g_return_val_if_fail(space != NULL, FALSE);
+  const char *why = space->kept_index == NULL ? "the space keeps every node (keep a set first)"
+                    : space->heard != NULL    ? "the space hears a set of nodes already"
+                    : space->live->len > 0
+                        ? "linvecs exist already (hear the nodes before the first one)"
+                    : n_heard == 0 || heard == NULL ? "no node to hear"
+                                                    : NULL;
+  for (guint i = 0; why == NULL && i < n_heard; i++)
+    if (heard[i] >= space->n_nodes || (i > 0 && heard[i] <= heard[i - 1]))
+      why = "the heard nodes must be increasing node ids below the network size";
+    else if (space->kept_index[heard[i]] != G_MAXUINT)
+      why = "a heard node is kept (only known nodes are heard through their messages)";
+  if (why != NULL) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+                "linvec space: cannot hear %u of %u nodes: %s", n_heard, space->n_nodes, why);
+    return FALSE;
+  }
+  space->heard = g_new0(gboolean, space->n_nodes);
+  for (guint i = 0; i < n_heard; i++)
+    space->heard[heard[i]] = TRUE;
+  return TRUE;
+}
+
 guint sim_lin_space_n_kept(const SimLinSpace *space) {
   g_return_val_if_fail(space != NULL, 0);
   return space->n_kept;
@@ -166,7 +192,8 @@ static gboolean noise_known(const SimLinSpace *s, SimNoiseId k) {
 
 void lin_forget_if_known(SimLinvec *v, guint from) {
   const SimLinSpace *s = v->space;
-  if (s->kept_index != NULL && (from >= s->n_nodes || s->kept_index[from] == G_MAXUINT)) {
+  if (s->kept_index != NULL && (from >= s->n_nodes || s->kept_index[from] == G_MAXUINT) &&
+      !(s->heard != NULL && from < s->n_nodes && s->heard[from])) {
     v->row[0].len = 0;
     v->row[1].len = 0;
   }

@@ -124,6 +124,21 @@ void sim_lin_space_grad_slot(const SimLinSpace *space, guint32 column, guint *u,
  */
 gboolean sim_lin_space_keep_nodes(SimLinSpace *space, const guint *keep, guint n_keep,
                                   GError **error);
+/**
+ * sim_lin_space_hear_nodes: of the known nodes (not kept by
+ * sim_lin_space_keep_nodes), @heard's messages keep their provenance: the
+ * ball's shell heard through its own state (docs/local-bounds.md, "The
+ * shell heard through its own state"). Such a node's gradients and noise
+ * still add nothing (they are known); what it received from the kept nodes
+ * stays in its model and so in what it sends, and a known node that is not
+ * heard still sends an empty provenance (its message is a known function
+ * of its randomness and of the heard nodes' messages).
+ * @heard: @n_heard >= 1 node ids, increasing, none of them kept.
+ * Errors: SIM_ERROR_INVALID_ARGUMENT for a bad list, a space that keeps
+ * every node or hears a set already, or one with linvecs already. O(n).
+ */
+gboolean sim_lin_space_hear_nodes(SimLinSpace *space, const guint *heard, guint n_heard,
+                                  GError **error);
 /** The nodes whose gradient slots are columns: n, or sim_lin_space_keep_nodes's
  * n_keep. O(1). */
 guint sim_lin_space_n_kept(const SimLinSpace *space);

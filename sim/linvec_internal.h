@@ -38,6 +38,9 @@ struct SimLinSpace {
   guint n_kept;
   guint *kept_index;
   guint *kept_node;
+  /* sim_lin_space_hear_nodes: by node id, the known nodes whose messages
+   * keep their provenance (NULL: none). */
+  gboolean *heard;
 };
 
 struct SimLinvec {
@@ -62,7 +65,8 @@ static inline double lin_madd(double y, double a, double x) {
 void lin_row_free(LinRow *r);
 
 /* sim_message_new_linvec's half of sim_lin_space_keep_nodes: a message
- * node @from sends carries no provenance when @from is known. */
+ * node @from sends carries no provenance when @from is known and not
+ * heard (sim_lin_space_hear_nodes). */
 void lin_forget_if_known(SimLinvec *v, guint from);
 
 /* Dense storage. */

@@ -4,7 +4,9 @@
  * (docs/local-bounds.md, "The observer path's ball"): a known node's
  * gradient slots and any noise one of its nodes owns add nothing, a
  * message it sends carries an empty provenance, and the gradient columns
- * are the kept nodes' only; its refusals.
+ * are the kept nodes' only; its refusals. sim_lin_space_hear_nodes: a
+ * heard known node's message keeps its provenance (its own gradients and
+ * noise still add nothing), another known node's carries none.
  */
 #include <string.h>
 
@@ -109,9 +111,69 @@ static void test_refusals(void) {
   sim_noise_registry_unref(reg);
 }
 
+static void test_heard(void) {
+  SimNoiseRegistry *reg;
+  SimLinSpace *s = space_keeping(&reg);
+  GError *e = NULL;
+  /* Refusals: a kept node, an unsorted list, none; then nodes 3 and 5. */
+  const guint kept[] = {3, 4}, unsorted[] = {5, 3}, heard[] = {3, 5};
+  g_assert_false(sim_lin_space_hear_nodes(s, kept, 2, &e));
+  g_assert_cmpstr(e->message, ==,
+                  "linvec space: cannot hear 2 of 6 nodes: a heard node is kept (only known "
+                  "nodes are heard through their messages)");
+  g_clear_error(&e);
+  g_assert_false(sim_lin_space_hear_nodes(s, unsorted, 2, &e));
+  g_assert_nonnull(e);
+  g_clear_error(&e);
+  g_assert_false(sim_lin_space_hear_nodes(s, heard, 0, &e));
+  g_assert_cmpstr(e->message, ==, "linvec space: cannot hear 0 of 6 nodes: no node to hear");
+  g_clear_error(&e);
+  g_assert_true(sim_lin_space_hear_nodes(s, heard, 2, &e));
+  g_assert_no_error(e);
+  g_assert_false(sim_lin_space_hear_nodes(s, heard, 2, &e));
+  g_assert_cmpstr(e->message, ==,
+                  "linvec space: cannot hear 2 of 6 nodes: the space hears a set of nodes already");
+  g_clear_error(&e);
+  /* Heard node 3's model: kept node 4's gradient (received) and its own,
+   * with kept node 2's noise and its own. Its message keeps what came from
+   * the kept nodes; known node 0's message of the same model, nothing. */
+  SimLinvec *v = sim_linvec_new(s);
+  SimNoiseId kept_noise = sim_noise_register_local(reg, 1.0, 2, 0, &e);
+  SimNoiseId own = sim_noise_register_local(reg, 1.0, 3, 0, &e);
+  g_assert_true(sim_linvec_add_gradient(v, 2.0, 4, 1, NULL, &e));
+  g_assert_true(sim_linvec_add_gradient(v, 3.0, 3, 1, NULL, &e));
+  g_assert_true(sim_linvec_add_noise(v, 1.0, kept_noise, NULL, &e));
+  g_assert_true(sim_linvec_add_noise(v, 1.0, own, NULL, &e));
+  g_assert_no_error(e);
+  SimMessage *mh = sim_message_new_linvec(3, 0, 0, sim_linvec_dup(v), 0);
+  SimMessage *mu = sim_message_new_linvec(0, 0, 0, sim_linvec_dup(v), 0);
+  const SimLinvec *ph = sim_message_provenance(mh);
+  g_assert_cmpuint(sim_linvec_nnz(ph, SIM_LIN_BOTH), ==, 2);
+  g_assert_cmpfloat(sim_linvec_grad_coeff(ph, 4, 1), ==, 2.0);
+  g_assert_cmpfloat(sim_linvec_noise_coeff(ph, kept_noise), ==, 1.0);
+  g_assert_cmpuint(sim_linvec_nnz(sim_message_provenance(mu), SIM_LIN_BOTH), ==, 0);
+  sim_message_unref(mh);
+  sim_message_unref(mu);
+  sim_linvec_free(v);
+  sim_lin_space_unref(s);
+  sim_noise_registry_unref(reg);
+  /* A space that keeps every node has nothing to hear. */
+  reg = sim_noise_registry_new(2, &e);
+  s = sim_lin_space_new(reg, 0, SIM_LIN_SPARSE, 0, &e);
+  const guint one[] = {1};
+  g_assert_false(sim_lin_space_hear_nodes(s, one, 1, &e));
+  g_assert_cmpstr(e->message, ==,
+                  "linvec space: cannot hear 1 of 2 nodes: the space keeps every node (keep a set "
+                  "first)");
+  g_clear_error(&e);
+  sim_lin_space_unref(s);
+  sim_noise_registry_unref(reg);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/linvec/keep/columns", test_columns);
   g_test_add_func("/linvec/keep/refusals", test_refusals);
+  g_test_add_func("/linvec/keep/heard", test_heard);
   return g_test_run();
 }
