@@ -85,34 +85,23 @@ void priv_report_free(PrivReport *report) {
   g_free(report);
 }
 
-/* Multi-source BFS from the attackers; -1 for unreachable nodes. O(n + m). */
+/* The victims' hops from the attackers on @g (topo_graph_hops, the one
+ * breadth-first search of the graph); -1 unreachable, or without a graph.
+ * O(n + m). */
 static gint *attacker_distances(const TopoGraph *g, const PrivBlocks *blocks) {
-  guint n = blocks->n;
+  guint n = blocks->n, k = 0;
+  guint *attackers = g_new(guint, n);
+  for (guint u = 0; u < n; u++)
+    if (blocks->status[u] == PRIV_NODE_ATTACKER)
+      attackers[k++] = u;
+  guint *hops = g != NULL ? topo_graph_hops(g, attackers, k, G_MAXUINT - 1) : NULL;
   gint *dist = g_new(gint, n);
-  guint *queue = g_new(guint, n);
-  guint head = 0, tail = 0;
-  for (guint u = 0; u < n; u++) {
-    dist[u] = -1;
-    if (blocks->status[u] == PRIV_NODE_ATTACKER) {
-      dist[u] = 0;
-      queue[tail++] = u;
-    }
-  }
-  while (g && head < tail) {
-    guint u = queue[head++], deg;
-    const guint *nb = topo_graph_neighbors(g, u, &deg);
-    for (guint i = 0; i < deg; i++) {
-      if (dist[nb[i]] < 0) {
-        dist[nb[i]] = dist[u] + 1;
-        queue[tail++] = nb[i];
-      }
-    }
-  }
-  g_free(queue);
-  if (!g)
-    for (guint u = 0; u < n; u++)
-      if (blocks->status[u] != PRIV_NODE_ATTACKER)
-        dist[u] = -1;
+  for (guint u = 0; u < n; u++)
+    dist[u] = blocks->status[u] == PRIV_NODE_ATTACKER    ? 0
+              : hops != NULL && hops[u] != G_MAXUINT ? (gint)hops[u]
+                                                     : -1;
+  g_free(hops);
+  g_free(attackers);
   return dist;
 }
 
