@@ -10,7 +10,7 @@
 
 #include "tests/common/checks.h"
 #include "tests/common/files.h"
-#include "tests/common/run.h"
+#include "tests/common/run_json.h"
 
 #define GRAPH "barabasi:n=80,m=2,seed=3"
 

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "tests/common/files.h"
-#include "tests/common/run.h"
+#include "tests/common/run_json.h"
 
 #define FLORENTINE "--generate", "florentine"
 #define ACCOUNT "account", FLORENTINE, "-T", "4", "--trust", "pndp"

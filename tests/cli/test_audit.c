@@ -27,7 +27,7 @@
 
 #include <glib/gstdio.h>
 
-#include "tests/common/run.h"
+#include "tests/common/run_json.h"
 #include "tests/common/files.h"
 #include "tests/common/tolerance.h"
 

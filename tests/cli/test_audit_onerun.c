@@ -15,7 +15,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "tests/common/run.h"
+#include "tests/common/run_json.h"
 #include "tests/common/tolerance.h"
 
 static double num(JsonObject *o, const char *k) {

@@ -11,7 +11,7 @@
 
 #include "tests/common/checks.h"
 #include "tests/common/files.h"
-#include "tests/common/run.h"
+#include "tests/common/run_json.h"
 
 /* This run's own folder (test_tmpdir), made in main: two runs at once
  * never write the same file. */

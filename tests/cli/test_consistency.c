@@ -9,7 +9,7 @@
 
 #include <glib/gstdio.h>
 
-#include "tests/common/run.h"
+#include "tests/common/run_json.h"
 #include "tests/common/files.h"
 
 #define FLORENTINE "--generate", "florentine"

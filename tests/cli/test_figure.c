@@ -14,6 +14,7 @@
  * bounds against the exact figure.
  */
 #include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "tests/common/files.h"
-#include "tests/common/run.h"
+#include "tests/common/run_json.h"
 
 #define SIGMA 2.0
 

@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 
 #include "tests/common/files.h"
-#include "tests/common/run.h"
+#include "tests/common/run_json.h"
 #include "tests/common/checks.h"
 #include "tests/common/tolerance.h"
 

@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "tests/common/run.h"
+#include "tests/common/run_json.h"
 
 static const char *const strategies[] = {"mafalda", "dp-d-sgd", "antipgd",  "sr",
                                          "bsr",     "dmf",      "toeplitz", "blt"};

@@ -14,7 +14,7 @@
 
 #include <glib/gstdio.h>
 
-#include "tests/common/run.h"
+#include "tests/common/run_json.h"
 #include "tests/common/tolerance.h"
 
 #define FLORENTINE "mafalda", "--generate", "florentine", "-k", "2", "-b", "3", "-q"

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "tests/common/files.h"
-#include "tests/common/run.h"
+#include "tests/common/run_json.h"
 
 static char *dir;
 

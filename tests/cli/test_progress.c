@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
 
 #include "tests/common/checks.h"
 #include "tests/common/files.h"

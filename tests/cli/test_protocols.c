@@ -11,7 +11,7 @@
 
 #include "protocols/plugin.h"
 #include "tests/common/files.h"
-#include "tests/common/run.h"
+#include "tests/common/run_json.h"
 
 static char *plugin(const char *name) {
   char *bindir = g_path_get_dirname(g_getenv("DPGOSSIP"));

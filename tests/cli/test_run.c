@@ -5,6 +5,7 @@
  */
 #include <glib-unix.h>
 #include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/wait.h>

@@ -7,7 +7,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "tests/common/run.h"
+#include "tests/common/run_json.h"
 #include "tests/common/files.h"
 
 /* `dpgossip account` on ring:n=4, T = 10, attackers @attackers, as CSV. */

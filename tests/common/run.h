@@ -11,7 +11,6 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <json-glib/json-glib.h>
 
 typedef struct {
   int status; /* exit status, or -1 if killed by a signal */
@@ -79,17 +78,6 @@ static inline CliRun cli_run_v(const char *const *args) {
 static inline void cli_run_clear(CliRun *r) {
   g_clear_pointer(&r->out, g_free);
   g_clear_pointer(&r->err, g_free);
-}
-
-/* Parses r->out as a JSON object; the returned parser owns the node. */
-static inline JsonObject *cli_run_json(const CliRun *r, JsonParser **parser) {
-  GError *error = NULL;
-  *parser = json_parser_new();
-  json_parser_load_from_data(*parser, r->out, -1, &error);
-  g_assert_no_error(error);
-  JsonNode *root = json_parser_get_root(*parser);
-  g_assert_true(JSON_NODE_HOLDS_OBJECT(root));
-  return json_node_get_object(root);
 }
 
 static inline char *cli_data_path(const char *rel) {

@@ -8,7 +8,7 @@
  */
 #include <math.h>
 
-#include "tests/common/run.h"
+#include "tests/common/run_json.h"
 #include "scen_test.h"
 #include "scenarios/internal.h"
 
