@@ -165,18 +165,21 @@ PrivReport *proto_account_ball(ProtoAccountJob *j, guint a, const ProtoRunConfig
     PrivVictim *v = &report->victims[i];
     v->node = g_array_index(ball, guint, v->node);
     v->distance = (gint)dist[v->node];
-    /* No lower bound on this path (the projection bound reads the
-     * structured problem's W): 0, "not computed", unless the ball covers
-     * the graph and the value is the exact one. */
-    v->mu_lower = covered ? v->mu : 0.0;
   }
-  if (report != NULL && info != NULL)
-    *info = (PrivLocalInfo){.radius = j->radius,
+  PrivLocalInfo local = {0};
+  if (report != NULL) {
+    local = (PrivLocalInfo){.radius = j->radius,
                             .ball = ball->len,
                             .shell = shell->len,
                             .sub_nodes = ball->len,
                             .covered = covered,
                             .cond = blocks->cond};
+    /* mu_lower: a second run, an attacker that knows less
+     * (account_ball_lower.c); never fails the upper bound. */
+    proto_account_ball_lower(j, a, cfg, dist, ball, shell, blocks, report, &local);
+  }
+  if (report != NULL && info != NULL)
+    *info = local;
   priv_blocks_free(blocks);
   g_free(members);
   g_free(dist);

@@ -443,7 +443,9 @@ ProtoRun *proto_run_new(const ProtoRunConfig *cfg, GError **error) {
     goto fail;
   ctx->space = sim_lin_space_new(ctx->noise, ctx->dim, ctx->storage, ctx->T, error);
   if (ctx->space == NULL ||
-      (cfg->kept != NULL && !sim_lin_space_keep_nodes(ctx->space, cfg->kept, cfg->n_kept, error)))
+      (cfg->kept != NULL && !sim_lin_space_keep_nodes(ctx->space, cfg->kept, cfg->n_kept, error)) ||
+      (cfg->nuisance_from != NULL &&
+       !sim_lin_space_nuisance_from(ctx->space, cfg->nuisance_from, cfg->n_nuisance_from, error)))
     goto fail;
   ctx->engine = sim_engine_new(ctx->n, ctx->seed, &proto_runtime_handlers, ctx, error);
   if (ctx->engine == NULL ||

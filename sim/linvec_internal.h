@@ -38,6 +38,11 @@ struct SimLinSpace {
   guint n_kept;
   guint *kept_index;
   guint *kept_node;
+  /* sim_lin_space_nuisance_from: n_nodes flags (NULL: off), the senders whose
+   * messages carry a fresh nuisance variable; nuisance_failed counts the
+   * registrations that failed (the provenance is then unusable). */
+  gboolean *nuisance_from;
+  guint64 nuisance_failed;
 };
 
 struct SimLinvec {
@@ -62,8 +67,10 @@ static inline double lin_madd(double y, double a, double x) {
 void lin_row_free(LinRow *r);
 
 /* sim_message_new_linvec's half of sim_lin_space_keep_nodes: a message
- * node @from sends carries no provenance when @from is known. */
-void lin_forget_if_known(SimLinvec *v, guint from);
+ * node @from sends carries no provenance when @from is known; with
+ * sim_lin_space_nuisance_from and @from one of its senders, one fresh
+ * nuisance variable (of @round) instead. */
+void lin_forget_if_known(SimLinvec *v, guint from, guint round);
 
 /* Dense storage. */
 void lin_dense_add(LinRow *r, guint32 col, double c);
