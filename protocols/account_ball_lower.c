@@ -87,7 +87,7 @@ static void on_fraction(double fraction, gpointer data) {
  * nuisance projected out. NULL with @error. */
 static PrivBlocks *lower_blocks(ProtoAccountJob *j, guint a, const ProtoRunConfig *cfg,
                                 const guint *dist, const GArray *ball, const GArray *shell,
-                                guint *rank, GError **error) {
+                                guint *rank, gint64 *simulated, GError **error) {
   const ProtoAccounting *ac = &j->acs[a];
   ProtoObservedView view = {ac->trust, ac->attackers, ac->n_attackers};
   ProtoObserveOptions oo = {.views = &view, .n_views = 1, .T = j->T, .streaming = FALSE};
@@ -116,7 +116,9 @@ static PrivBlocks *lower_blocks(ProtoAccountJob *j, guint a, const ProtoRunConfi
       proto_run_set_progress(run, on_fraction, &lp);
     if (j->on_run)
       j->on_run(run, TRUE, j->on_run_data);
+    gint64 s0 = g_get_monotonic_time();
     gboolean ran = proto_observed_run_run(o, error);
+    *simulated = g_get_monotonic_time() - s0;
     if (j->on_run)
       j->on_run(run, FALSE, j->on_run_data);
     SimLinSpace *space = proto_context_space(proto_run_context(run));
@@ -177,10 +179,13 @@ static gboolean price(const PrivBlocks *blocks, const guint *pos, PrivReport *re
   return TRUE;
 }
 
-void proto_account_ball_lower(ProtoAccountJob *j, guint a, const ProtoRunConfig *cfg,
-                              const guint *dist, const GArray *ball, const GArray *shell,
-                              const PrivBlocks *upper, PrivReport *report, PrivLocalInfo *info) {
-  g_return_if_fail(j != NULL && cfg != NULL && dist != NULL && report != NULL && info != NULL);
+gint64 proto_account_ball_lower(ProtoAccountJob *j, guint a, const ProtoRunConfig *cfg,
+                                const guint *dist, const GArray *ball, const GArray *shell,
+                                const PrivBlocks *upper, PrivReport *report,
+                                PrivLocalInfo *info) {
+  g_return_val_if_fail(j != NULL && cfg != NULL && dist != NULL && report != NULL && info != NULL,
+                       0);
+  gint64 simulated = 0;
   info->lower_note[0] = '\0';
   for (guint i = 0; i < report->n_victims; i++)
     report->victims[i].mu_lower = 0.0;
@@ -195,7 +200,7 @@ void proto_account_ball_lower(ProtoAccountJob *j, guint a, const ProtoRunConfig 
      * ones (nothing cut), priced from below. */
     if (!price(upper, pos, report, &err))
       note(info, "%s", err->message);
-  } else if ((lower = lower_blocks(j, a, cfg, dist, ball, shell, &rank, &err)) == NULL ||
+  } else if ((lower = lower_blocks(j, a, cfg, dist, ball, shell, &rank, &simulated, &err)) == NULL ||
              !price(lower, pos, report, &err)) {
     note(info, "not computed: %s", err->message);
     for (guint i = 0; i < report->n_victims; i++)
@@ -204,4 +209,5 @@ void proto_account_ball_lower(ProtoAccountJob *j, guint a, const ProtoRunConfig 
   g_clear_error(&err);
   priv_blocks_free(lower);
   g_free(pos);
+  return simulated;
 }

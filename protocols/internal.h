@@ -385,14 +385,17 @@ PrivReport *proto_account_ball(ProtoAccountJob *j, guint a, const ProtoRunConfig
  * observed by the attackers alone, the nuisance projected out, the dense
  * accountant whatever j->streaming says. Never fails: where it cannot be
  * computed (memory, a message from beyond the shell into the ball), every
- * mu_lower is 0 and @info->lower_note says why.
+ * mu_lower is 0 and @info->lower_note says why. Returns the microseconds
+ * of wall time its run's simulation took (0: none), which --tightness's
+ * estimate does not grow with the radius.
  * Complexity: the whole run's simulation, then O(m p min(m, p) + m c
  * min(m, p)) for m observed messages, p shell messages among them and c
  * ball columns, then the dense accountant and one SDP per victim.
  */
-void proto_account_ball_lower(ProtoAccountJob *j, guint a, const ProtoRunConfig *cfg,
-                              const guint *dist, const GArray *ball, const GArray *shell,
-                              const PrivBlocks *upper, PrivReport *report, PrivLocalInfo *info);
+gint64 proto_account_ball_lower(ProtoAccountJob *j, guint a, const ProtoRunConfig *cfg,
+                                const guint *dist, const GArray *ball, const GArray *shell,
+                                const PrivBlocks *upper, PrivReport *report,
+                                PrivLocalInfo *info);
 /* The job's link overrides on @engine ("--link FROM:TO: ..." errors). */
 gboolean proto_account_job_set_links(const ProtoAccountJob *j, SimEngine *engine, GError **error);
 
