@@ -121,6 +121,10 @@ static void print_accounting(const ProtoAccountJob *j, const ProtoAccounting *ac
                                               : "certified bounds mu_lower <= exact mu <= mu",
            ac->local.covered ? "" : ac->local.lower_note,
            !ac->local.covered && ac->local.lower_note[0] != '\0' ? ")" : "");
+  if (j->radius && ac->local.lower_rounds > 0)
+    printf("mu_lower       from the attackers' first %u of %u rounds (its run stopped there: "
+           "its provenance would not fit in memory)\n",
+           ac->local.lower_rounds, j->T);
   guint unresolved = cli_account_count_unresolved(r);
   if (unresolved)
     printf("unresolved     %u victim%s (%s)\n", unresolved, unresolved == 1 ? "" : "s",

@@ -24,6 +24,10 @@ typedef struct {
    * computed: the streaming accountant, memory, ...), "" when computed. A
    * fixed array: the info is copied by value (and across MPI ranks). */
   char lower_note[240];
+  /* The observer path's ball: the attackers' rounds its lower bound saw
+   * when memory stopped its run early (a subset of their view: still a
+   * lower bound), 0 when it saw them all. */
+  guint lower_rounds;
 } PrivLocalInfo;
 
 /*

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "protocols/internal.h"
+#include "spec/spec.h"
 
 /* Sets @info's note (why mu_lower is 0), once. */
 static void note(PrivLocalInfo *info, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
@@ -58,6 +59,48 @@ static void on_sent(const SimBusEvent *ev, gpointer data) {
   }
 }
 
+/* The run's provenance is never rebased (the projection needs the rows
+ * whole), so it grows with the rounds: each round its live linvecs' bytes
+ * (24 a sparse entry: index, value and the arrays' doubling) are extended
+ * to the next round, and over the budget the run stops there. The rows
+ * observed so far are a subset of the attackers' view: their projection is
+ * a lower bound all the same, from fewer rounds. */
+typedef struct {
+  ProtoRun *run;
+  SimLinSpace *space;
+  gsize budget;
+  guint stopped; /* the round it stopped at (0: it did not) */
+  gsize bytes;   /* the provenance's bytes then */
+} Watch;
+
+/* The budget of the lower bound's provenance: $DPGOSSIP_LOWER_MEMORY bytes
+ * (tests set it small to see the run stop), else half the memory limit
+ * (the projection and the dense accountant come after). */
+static gsize lower_budget(void) {
+  const char *env = g_getenv("DPGOSSIP_LOWER_MEMORY");
+  if (env != NULL) {
+    char *end = NULL;
+    guint64 b = g_ascii_strtoull(env, &end, 10);
+    if (end != env && *end == '\0')
+      return (gsize)b;
+  }
+  return spec_memory_limit() / 2;
+}
+
+static void on_round(const SimBusEvent *ev, gpointer data) {
+  Watch *w = data;
+  if (ev->kind != SIM_BUS_ROUND || ev->round < 1 || w->stopped)
+    return;
+  gsize bytes = 0;
+  for (guint i = 0; i < sim_lin_space_n_live(w->space); i++)
+    bytes += 24 * sim_linvec_nnz(sim_lin_space_live(w->space, i), SIM_LIN_BOTH);
+  if ((double)bytes * (ev->round + 1) / ev->round > (double)w->budget) {
+    w->stopped = ev->round;
+    w->bytes = bytes;
+    proto_run_cancel(w->run);
+  }
+}
+
 static gboolean is_nuisance(guint32 id, gpointer data) {
   return sim_noise_kind(data, id) == SIM_NOISE_KIND_NUISANCE;
 }
@@ -87,7 +130,8 @@ static void on_fraction(double fraction, gpointer data) {
  * nuisance projected out. NULL with @error. */
 static PrivBlocks *lower_blocks(ProtoAccountJob *j, guint a, const ProtoRunConfig *cfg,
                                 const guint *dist, const GArray *ball, const GArray *shell,
-                                guint *rank, gint64 *simulated, GError **error) {
+                                guint *rank, gint64 *simulated, PrivLocalInfo *info,
+                                GError **error) {
   const ProtoAccounting *ac = &j->acs[a];
   ProtoObservedView view = {ac->trust, ac->attackers, ac->n_attackers};
   ProtoObserveOptions oo = {.views = &view, .n_views = 1, .T = j->T, .streaming = FALSE};
@@ -111,7 +155,11 @@ static PrivBlocks *lower_blocks(ProtoAccountJob *j, guint a, const ProtoRunConfi
   SimBus *bus = sim_engine_bus(proto_run_engine(run));
   guint sub = sim_bus_subscribe_kinds(bus, SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_SENT), on_sent,
                                       &inflow, NULL, error);
-  if (sub != 0 && proto_account_job_set_links(j, proto_run_engine(run), error)) {
+  Watch watch = {run, proto_context_space(proto_run_context(run)), lower_budget(), 0, 0};
+  guint sub_round = sub != 0 ? sim_bus_subscribe_kinds(bus, SIM_BUS_KIND_BIT(SIM_BUS_ROUND),
+                                                       on_round, &watch, NULL, error)
+                             : 0;
+  if (sub_round != 0 && proto_account_job_set_links(j, proto_run_engine(run), error)) {
     if (j->progress != NULL)
       proto_run_set_progress(run, on_fraction, &lp);
     if (j->on_run)
@@ -119,6 +167,13 @@ static PrivBlocks *lower_blocks(ProtoAccountJob *j, guint a, const ProtoRunConfi
     gint64 s0 = g_get_monotonic_time();
     gboolean ran = proto_observed_run_run(o, error);
     *simulated = g_get_monotonic_time() - s0;
+    if (!ran && watch.stopped && error != NULL && *error != NULL &&
+        g_error_matches(*error, PROTO_ERROR, PROTO_ERROR_CANCELLED)) {
+      /* Stopped for memory: the rows seen so far. */
+      g_clear_error(error);
+      ran = TRUE;
+      info->lower_rounds = watch.stopped;
+    }
     if (j->on_run)
       j->on_run(run, FALSE, j->on_run_data);
     SimLinSpace *space = proto_context_space(proto_run_context(run));
@@ -145,6 +200,8 @@ static PrivBlocks *lower_blocks(ProtoAccountJob *j, guint a, const ProtoRunConfi
     priv_knowledge_free(kp);
     priv_knowledge_free(k);
   }
+  if (sub_round != 0)
+    sim_bus_unsubscribe(bus, sub_round);
   if (sub != 0)
     sim_bus_unsubscribe(bus, sub);
   proto_observed_run_free(o);
@@ -187,6 +244,7 @@ gint64 proto_account_ball_lower(ProtoAccountJob *j, guint a, const ProtoRunConfi
                        0);
   gint64 simulated = 0;
   info->lower_note[0] = '\0';
+  info->lower_rounds = 0;
   for (guint i = 0; i < report->n_victims; i++)
     report->victims[i].mu_lower = 0.0;
   guint n = topo_graph_n_nodes(j->graph), *pos = g_new(guint, n);
@@ -200,7 +258,7 @@ gint64 proto_account_ball_lower(ProtoAccountJob *j, guint a, const ProtoRunConfi
      * ones (nothing cut), priced from below. */
     if (!price(upper, pos, report, &err))
       note(info, "%s", err->message);
-  } else if ((lower = lower_blocks(j, a, cfg, dist, ball, shell, &rank, &simulated, &err)) == NULL ||
+  } else if ((lower = lower_blocks(j, a, cfg, dist, ball, shell, &rank, &simulated, info, &err)) == NULL ||
              !price(lower, pos, report, &err)) {
     note(info, "not computed: %s", err->message);
     for (guint i = 0; i < report->n_victims; i++)

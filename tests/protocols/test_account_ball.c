@@ -25,7 +25,8 @@
  * - The refusals: a run whose ball node sends beyond the shell (a
  *   protocol or a schedule off the graph's edges); the lower bound's, a
  *   node beyond the shell sending into the ball (mu_lower 0, the reason in
- *   the ball's note, the upper bound kept).
+ *   the ball's note, the upper bound kept); its run stopped early for
+ *   memory (mu_lower from the attackers' first rounds, still below exact).
  * Built a second time in tests/plugins (exporting the plugin API): the
  * example plugin gossip-pairs (point-to-point messages, proto_node_send)
  * against the observer path, in sync and deadline modes.
@@ -449,6 +450,45 @@ static void test_lower_refused(void) {
   topo_graph_free(g);
 }
 
+/* Over its memory budget ($DPGOSSIP_LOWER_MEMORY, tiny here) the lower
+ * bound's run stops after a round: mu_lower from the attackers' first
+ * rounds, still below the exact value, still positive next to them. */
+static void test_lower_stopped(void) {
+  const Case c = {.graph = "regular:n=40,d=3,seed=2",
+                  .protocol = "zipdl",
+                  .trust = "pndp",
+                  .attackers = "0",
+                  .T = 6,
+                  .b = 1};
+  GError *e = NULL;
+  TopoGraph *g = topo_graph_generate(c.graph, &e);
+  g_assert_no_error(e);
+  guint n = topo_graph_n_nodes(g);
+  ProtoAccountJob *x = job(&c, g, "observer", -1, PROTO_ACCOUNT_OBSERVER);
+  double *exact = mu_by_node(x->acs[0].report, n);
+  g_setenv("DPGOSSIP_LOWER_MEMORY", "20000", TRUE);
+  ProtoAccountJob *l = job(&c, g, "local", 2, PROTO_ACCOUNT_OBSERVER);
+  g_unsetenv("DPGOSSIP_LOWER_MEMORY");
+  const ProtoAccounting *ac = &l->acs[0];
+  g_assert_cmpstr(ac->local.lower_note, ==, "");
+  g_assert_cmpuint(ac->local.lower_rounds, >=, 1);
+  g_assert_cmpuint(ac->local.lower_rounds, <, c.T);
+  guint near = 0;
+  for (guint i = 0; i < ac->report->n_victims; i++) {
+    const PrivVictim *v = &ac->report->victims[i];
+    assert_geq(exact[v->node], v->mu_lower, (gsize)n * c.T * 16);
+    if (v->distance == 1) {
+      g_assert_cmpfloat(v->mu_lower, >, 0.0);
+      near++;
+    }
+  }
+  g_assert_cmpuint(near, ==, 3);
+  g_free(exact);
+  proto_account_job_free(l);
+  proto_account_job_free(x);
+  topo_graph_free(g);
+}
+
 /* @r on @graph: refused after the run with @msg. */
 static void refused_after_run(const ProtoAccountRequest *r, const char *graph, const char *msg) {
   GError *e = NULL;
@@ -547,6 +587,7 @@ int main(int argc, char **argv) {
   }
   g_test_add_func("/account-ball/refusals", test_refusals);
   g_test_add_func("/account-ball/lower-refused", test_lower_refused);
+  g_test_add_func("/account-ball/lower-stopped", test_lower_stopped);
 #endif
   return g_test_run();
 }
