@@ -70,10 +70,11 @@ PrivKnowledge *priv_knowledge_project_out(const PrivKnowledge *k, PrivNuisanceFu
   gsize bytes = sizeof(double) * ((gsize)m * (p + c) + MIN(m, (gsize)p)) + sizeof(lapack_int) * p;
   if (m > 0 && (gsize)p + c > G_MAXSIZE / 8 / m)
     bytes = G_MAXSIZE;
-  char *what = g_strdup_printf("the lower bound's projection (%" G_GSIZE_FORMAT
-                               " observed messages x (%u unknowns entering the ball + %" G_GSIZE_FORMAT
-                               " gradient and noise columns))",
-                               m, p, c);
+  char *what = g_strdup_printf(
+      "the lower bound's projection (%" G_GSIZE_FORMAT
+      " observed messages x (%u unknowns entering the ball + %" G_GSIZE_FORMAT
+      " gradient and noise columns))",
+      m, p, c);
   gboolean fits = priv_check_budget(bytes, max_bytes, what, error);
   g_free(what);
   if (!fits)

@@ -173,6 +173,11 @@ struct ProtoContext {
   guint eval_every;
   SimLinStorage storage;
   gboolean rebased; /* ProtoRunConfig.rebased */
+  /* The nodes whose models carry provenance in the memory pre-check: n, or
+   * for the local path's lower-bound run (ProtoRunConfig.nuisance_from) the
+   * ball and its shell (beyond, messages carry none; that run's provenance
+   * is also watched round by round, protocols/account_ball_lower.c). */
+  guint prov_nodes;
 
   const ProtoVTable *vt; /* as registered: name, parameters */
   ProtoVTable handlers;  /* what the run calls: proto_vtable_resolve(vt) */

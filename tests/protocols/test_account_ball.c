@@ -43,8 +43,8 @@ typedef struct {
   const char *graph, *protocol, *trust, *attackers;
   guint T, b;
   const char *mode, *latency, *loss;
-  const char *accountant; /* NULL: streaming */
-  const char *schedule;   /* NULL: static */
+  const char *accountant;  /* NULL: streaming */
+  const char *schedule;    /* NULL: static */
   gboolean no_local_noise; /* sigma 0 (DECOR's secrets alone), else SIGMA */
 } Case;
 
@@ -315,12 +315,7 @@ static const Case zip_cases[] = {
     /* Few inflows, each seen by the attacker within T: the lower bound is
      * close to the exact value, and taking one inflow message as known
      * puts it above. */
-    {.graph = "ring:n=16",
-     .protocol = "zipdl",
-     .trust = "pndp",
-     .attackers = "0",
-     .T = 3,
-     .b = 1},
+    {.graph = "ring:n=16", .protocol = "zipdl", .trust = "pndp", .attackers = "0", .T = 3, .b = 1},
     /* The lower bound on a larger graph, and DECOR's secrets alone (a
      * ball-shell secret stays unknown noise to the lower bound's attacker). */
     {.graph = "erdos:n=300,p=0.02,seed=3",
@@ -572,8 +567,7 @@ int main(int argc, char **argv) {
   static const char *const zip_names[] = {"pndp-one",        "pndp-pair-b2", "secldp-one",
                                           "pndp-pair-dense", "ldp-pair-b2",  "deadline",
                                           "stale",           "matching",     "pndp-ring",
-                                          "pndp-300",
-                                          "pndp",            "secldp-deadline"};
+                                          "pndp-300",        "pndp",         "secldp-deadline"};
   for (guint i = 0; i < G_N_ELEMENTS(zip_cases); i++) {
     char *name = g_strdup_printf("/account-ball/%s/%s", i < 10 ? "zipdl" : "decor", zip_names[i]);
     g_test_add_data_func(name, &zip_cases[i], check_against_observer);
