@@ -27,6 +27,7 @@
  *   node beyond the shell sending into the ball (mu_lower 0, the reason in
  *   the ball's note, the upper bound kept); its run stopped early for
  *   memory (mu_lower from the attackers' first rounds, still below exact).
+ * - --tightness on these balls, its stop for time and its estimate.
  * Built a second time in tests/plugins (exporting the plugin API): the
  * example plugin gossip-pairs (point-to-point messages, proto_node_send)
  * against the observer path, in sync and deadline modes.
@@ -484,6 +485,47 @@ static void test_lower_stopped(void) {
   topo_graph_free(g);
 }
 
+static gboolean once(ProtoAccountJob *j, gpointer data, GError **error) {
+  (void)data;
+  return proto_account_job_execute(j, error);
+}
+
+/* --tightness on the observer path's ball: with a limit of 0 s it stops
+ * after radius 1, its estimate scaling the accounting by the growth of the
+ * nodes within radius + 1 hops (ring:n=16 from node 0: 5 at radius 1, 7 at
+ * radius 2) and keeping the two simulations as they are. */
+static void test_tightness(void) {
+  const char *att[] = {"0", NULL};
+  ProtoAccountRequest r;
+  proto_account_request_init(&r);
+  r.rounds = 3;
+  r.trust = "pndp";
+  r.attackers = att;
+  r.protocol = "zipdl";
+  r.path = "local";
+  r.tightness = 1.01;
+  r.sensitivity = "exact";
+  GError *e = NULL;
+  ProtoAccountJob *j = proto_account_validate(&r, NULL, &e);
+  g_assert_no_error(e);
+  TopoGraph *g = topo_graph_generate("ring:n=16", &e);
+  g_assert_true(proto_account_job_plan(j, g, "graph", NULL, &e));
+  g_assert_cmpint(j->path, ==, PROTO_ACCOUNT_OBSERVER);
+  g_setenv("DPGOSSIP_TIGHTNESS_SECONDS", "0", TRUE);
+  g_assert_true(proto_account_job_execute_tightness(j, once, NULL, NULL, &e));
+  g_unsetenv("DPGOSSIP_TIGHTNESS_SECONDS");
+  g_assert_no_error(e);
+  g_assert_false(j->tightness_met);
+  g_assert_cmpuint(j->radius, ==, 1);
+  g_assert_nonnull(strstr(j->tightness_stop, "radius 2 (5 nodes) would take about"));
+  g_assert_nonnull(strstr(j->tightness_stop, " x (7 / 5)^2, the nodes accounted"));
+  const PrivReport *rep = j->acs[0].report;
+  for (guint i = 0; i < rep->n_victims; i++)
+    g_assert_cmpfloat(rep->victims[i].mu_lower, >, 0.0);
+  proto_account_job_free(j);
+  topo_graph_free(g);
+}
+
 /* @r on @graph: refused after the run with @msg. */
 static void refused_after_run(const ProtoAccountRequest *r, const char *graph, const char *msg) {
   GError *e = NULL;
@@ -582,6 +624,7 @@ int main(int argc, char **argv) {
   g_test_add_func("/account-ball/refusals", test_refusals);
   g_test_add_func("/account-ball/lower-refused", test_lower_refused);
   g_test_add_func("/account-ball/lower-stopped", test_lower_stopped);
+  g_test_add_func("/account-ball/tightness", test_tightness);
 #endif
   return g_test_run();
 }
