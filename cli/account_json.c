@@ -35,6 +35,13 @@ static void json_accounting(JsonBuilder *jb, const ProtoAccountJob *j, const Pro
     cli_json_int(jb, "nodes", ac->local.ball);
     cli_json_int(jb, "shell", ac->local.shell);
     cli_json_bool(jb, "covered", ac->local.covered);
+    /* The observer path's ball when its lower bound was not computed
+     * (every mu_lower 0): why. */
+    if (ac->local.lower_note[0] != '\0')
+      cli_json_string(jb, "mu_lower_note", ac->local.lower_note);
+    /* Its run stopped early for memory: the rounds its mu_lower saw. */
+    if (ac->local.lower_rounds > 0)
+      cli_json_int(jb, "mu_lower_rounds", ac->local.lower_rounds);
     json_builder_end_object(jb);
   }
   cli_json_begin_array(jb, "victims");

@@ -114,12 +114,17 @@ static void print_accounting(const ProtoAccountJob *j, const ProtoAccounting *ac
     unprotected += r->victims[i].unprotected;
   printf("unprotected    %u victim%s\n", unprotected, unprotected == 1 ? "" : "s");
   if (j->radius)
-    printf("ball           %u nodes within %u hops, %u colluding at %u hops: %s\n", ac->local.ball,
-           j->radius, ac->local.shell, j->radius + 1,
-           ac->local.covered                   ? "covers the graph, exact values"
-           : j->path == PROTO_ACCOUNT_OBSERVER ? "certified bounds exact mu <= mu (mu_lower 0: "
-                                                 "not computed on the observer path's ball)"
-                                               : "certified bounds mu_lower <= exact mu <= mu");
+    printf("ball           %u nodes within %u hops, %u colluding at %u hops: %s%s%s\n",
+           ac->local.ball, j->radius, ac->local.shell, j->radius + 1,
+           ac->local.covered                 ? "covers the graph, exact values"
+           : ac->local.lower_note[0] != '\0' ? "certified bounds exact mu <= mu (mu_lower 0: "
+                                              : "certified bounds mu_lower <= exact mu <= mu",
+           ac->local.covered ? "" : ac->local.lower_note,
+           !ac->local.covered && ac->local.lower_note[0] != '\0' ? ")" : "");
+  if (j->radius && ac->local.lower_rounds > 0)
+    printf("mu_lower       from the attackers' first %u of %u rounds (its run stopped there: "
+           "its provenance would not fit in memory)\n",
+           ac->local.lower_rounds, j->T);
   guint unresolved = cli_account_count_unresolved(r);
   if (unresolved)
     printf("unresolved     %u victim%s (%s)\n", unresolved, unresolved == 1 ? "" : "s",

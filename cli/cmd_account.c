@@ -295,9 +295,12 @@ static int execute(ProtoAccountJob *j, const Progress *progress) {
                   proto_error_status(error, structured ? PROTO_FAILED_RUN : PROTO_FAILED_PROTOCOL));
 }
 
-/* One radius of --tightness: the accountings shared out under mpirun. */
+/* One radius of --tightness: the accountings shared out under mpirun (the
+ * observer path's ball, a whole-graph simulation per accounting: rank 0's). */
 static gboolean execute_once(ProtoAccountJob *j, gpointer data, GError **error) {
   const Progress *progress = data;
+  if (j->path == PROTO_ACCOUNT_OBSERVER)
+    return proto_account_job_execute(j, error);
   return cli_account_execute_shared(j, progress->printer != NULL, error);
 }
 

@@ -122,6 +122,33 @@ PrivBlocks *priv_knowledge_blocks(const PrivKnowledge *k, const PrivKnowledgeOpt
 PrivBlocks *priv_knowledge_blocks_scaled(const PrivKnowledge *k, const PrivKnowledgeOptions *opt,
                                          GError **error);
 
+/* Whether noise variable @id is a nuisance: an unknown of arbitrary law
+ * (sim/noise.h, SIM_NOISE_KIND_NUISANCE), not Gaussian noise. */
+typedef gboolean (*PrivNuisanceFunc)(guint32 id, gpointer data);
+
+/*
+ * priv_knowledge_project_out: the knowledge of an attacker that ignores the
+ * nuisance variables @is_nuisance selects (docs/local-bounds.md, "The
+ * observer path's ball: the lower bound"). With the rows O = A g + B z +
+ * N phi (known gradient slots and noise dropped), N's columns are scaled to
+ * unit norm and factored by a QR with column pivoting, N P = Q R; every
+ * direction with |R_ii| above 16 max(m, p) eps is nuisance, and the rows of
+ * the result are the other rows of Q^T [A | B] (a row entirely below 64 m
+ * eps of the largest entry is dropped): a function of O free of phi,
+ * whatever phi's law, so priv_knowledge_blocks of the result is
+ * Loewner-below that of O with phi known, and below the true O's whatever
+ * phi is. The attackers are @k's; no known slot or noise is left.
+ * @max_bytes: the budget (0: physical memory). @rank: (out) (optional) the
+ * nuisance directions projected out.
+ * Errors: PRIV_ERROR_MEMORY (8 m (p + c) bytes: m rows, p nuisance, c
+ * gradient and noise columns, the sizes in the message),
+ * PRIV_ERROR_NUMERICAL (LAPACK). Complexity: O(m p min(m, p) + m c min(m,
+ * p)) time, O(m (p + c)) memory.
+ */
+PrivKnowledge *priv_knowledge_project_out(const PrivKnowledge *k, PrivNuisanceFunc is_nuisance,
+                                          gpointer data, gsize max_bytes, guint *rank,
+                                          GError **error);
+
 G_END_DECLS
 
 #endif /* DPG_PRIVACY_KNOWLEDGE_H */

@@ -20,6 +20,14 @@ typedef struct {
   guint sub_nodes;  /* nodes of the subproblem given to priv_structured_blocks */
   gboolean covered; /* the shell is empty: the values are the exact ones */
   double cond;      /* priv_local_report_record: the ball's PrivBlocks.cond (else 0) */
+  /* The observer path's ball: why every mu_lower is 0 (the lower bound not
+   * computed: the streaming accountant, memory, ...), "" when computed. A
+   * fixed array: the info is copied by value (and across MPI ranks). */
+  char lower_note[240];
+  /* The observer path's ball: the attackers' rounds its lower bound saw
+   * when memory stopped its run early (a subset of their view: still a
+   * lower bound), 0 when it saw them all. */
+  guint lower_rounds;
 } PrivLocalInfo;
 
 /*
@@ -138,6 +146,17 @@ PrivReport *priv_local_report_record(const PrivStructuredProblem *problem, const
  */
 TopoGossip *priv_local_record_gossip(const TopoGossip *w, const guint *node, guint m,
                                      const guint *keep, GError **error);
+
+/*
+ * priv_sens2_lower: a certified lower bound of sens^2(X) (the exact
+ * sensitivity of the T x T block @X, participation every @b steps): the
+ * largest primal value the mixing method found over the b participation
+ * classes, a feasible U, so <X[pi_j], U> <= sens^2(X), never above the
+ * truth (docs/local-bounds.md, "The lower bound"). What mu_lower is priced
+ * with, never Thm 5.2 (an upper bound). Errors: mf_sdp_max's.
+ * Complexity: b SDPs of (T / b) x (T / b).
+ */
+gboolean priv_sens2_lower(const double *X, guint T, guint b, double *out, GError **error);
 
 G_END_DECLS
 

@@ -1180,9 +1180,7 @@ static double *inverse(const double *C, guint T) {
   return inv;
 }
 
-/* Largest primal value of the exact sensitivity SDP found: a feasible U, so
- * <X[pi_j], U> <= sens^2(X) (never above the truth). */
-static gboolean sens2_lower(const double *X, guint T, guint b, double *out, GError **error) {
+gboolean priv_sens2_lower(const double *X, guint T, guint b, double *out, GError **error) {
   guint k = T / b;
   double *Xj = g_new(double, (gsize)k *k), best = 0.0;
   gboolean ok = TRUE;
@@ -1412,13 +1410,13 @@ gboolean priv_local_lower(const PrivStructuredProblem *p, const guint *ball, gui
     if (inf)
       s2 = INFINITY;
     else if (!noiseless)
-      ok = sens2_lower(Xu, T, bpart, &s2, error);
+      ok = priv_sens2_lower(Xu, T, bpart, &s2, error);
     if (ok && X2 && !inf) {
-      ok = sens2_lower(X2 + (gsize)sub[pv->node] * T * T, T, bpart, &s2b, error);
+      ok = priv_sens2_lower(X2 + (gsize)sub[pv->node] * T * T, T, bpart, &s2b, error);
       s2 = MAX(s2, s2b);
     }
     if (ok && X3 && !inf) {
-      ok = sens2_lower(X3 + (gsize)sub[pv->node] * T * T, T, bpart, &s2b, error);
+      ok = priv_sens2_lower(X3 + (gsize)sub[pv->node] * T * T, T, bpart, &s2b, error);
       s2 = MAX(s2, s2b);
     }
     double low = noiseless ? s2 : sqrt(s2) / p->sigma;

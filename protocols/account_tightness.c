@@ -31,6 +31,35 @@ static const char *secs_str(double s, char buf[32]) {
   return buf;
 }
 
+/* The nodes within @hops hops of accounting @a's attackers. O(n + edges). */
+static guint nodes_within(const ProtoAccountJob *j, guint a, guint hops) {
+  const ProtoAccounting *ac = &j->acs[a];
+  guint n = topo_graph_n_nodes(j->graph), count = 0;
+  guint *dist = topo_graph_hops(j->graph, ac->attackers, ac->n_attackers, hops);
+  for (guint u = 0; u < n; u++)
+    count += dist[u] <= hops;
+  g_free(dist);
+  return count;
+}
+
+/* Whether the next radius's estimate @est (of @next_ball nodes; this
+ * radius's @secs, of which @grows scaled by (@next / @now)^2) is over the
+ * limit: then j->tightness_stop says so. */
+static gboolean stop_for_time(ProtoAccountJob *j, double worst, guint node, guint next_ball,
+                              double est, double secs, double grows, guint next, guint now) {
+  double limit = max_seconds();
+  if (!(est > limit))
+    return FALSE;
+  char b[5][32];
+  j->tightness_stop = g_strdup_printf(
+      "radius %u: widest mu / mu_lower %.6g (victim %u); radius %u (%u nodes) would "
+      "take about %s s (this radius's %s s: its balls' accounting %s s x (%u / %u)^2, "
+      "the nodes accounted, the rest %s s as is), over the %s s limit",
+      j->radius, worst, node, j->radius + 1, next_ball, secs_str(est, b[0]), secs_str(secs, b[1]),
+      secs_str(grows, b[2]), next, now, secs_str(secs - grows, b[3]), secs_str(limit, b[4]));
+  return TRUE;
+}
+
 /* The widest interval of the job's reports: max over victims of
  * mu / mu_lower (1 where both are equal: 0, inf or a covered exact value),
  * its victim in @node. */
@@ -150,7 +179,26 @@ gboolean proto_account_job_execute_tightness(ProtoAccountJob *j, ProtoAccountOnc
      * mpirun the accountings' seconds are summed over the ranks, so their
      * part is capped at the wall time: then it is all scaled, an estimate
      * only larger. */
-    if (j->w != NULL && sub > 0) {
+    if (j->path == PROTO_ACCOUNT_OBSERVER) {
+      /* The observer path's ball: each radius simulates the whole graph
+       * twice (the upper and the lower bound's runs), the same at every
+       * radius; what grows is the accountants', over the ball's columns
+       * and the rows its shell hears: scaled by the growth squared of the
+       * nodes within radius + 1 hops (the ball and its shell). */
+      guint now = 0, next = 0, next_ball = 0;
+      for (guint a = 0; a < j->n_acs; a++) {
+        now = MAX(now, j->acs[a].local.ball + j->acs[a].local.shell);
+        next = MAX(next, nodes_within(j, a, j->radius + 2));
+        next_ball = MAX(next_ball, nodes_within(j, a, j->radius + 1));
+      }
+      double grows = 0.0;
+      for (guint a = 0; a < j->n_acs; a++)
+        grows += j->acs[a].ball_seconds;
+      grows = MIN(grows, secs);
+      double f = (double)next / MAX(now, 1u), est = secs - grows + grows * f * f;
+      if (stop_for_time(j, worst, node, next_ball, est, secs, grows, next, now))
+        break;
+    } else if (j->w != NULL && sub > 0) {
       const TopoGossip *ws[] = {j->w};
       PrivStructuredProblem q = proto_account_job_problem(j, 0);
       q.gossip = ws;
@@ -160,22 +208,13 @@ gboolean proto_account_job_execute_tightness(ProtoAccountJob *j, ProtoAccountOnc
         /* A delivery record's ball has no relays (priv_local_report_record). */
         if (j->mode.kind != PROTO_MODE_SYNC)
           next.sub_nodes -= next.relays;
-        double grows = 0.0, limit = max_seconds();
+        double grows = 0.0;
         for (guint a = 0; a < j->n_acs; a++)
           grows += j->acs[a].ball_seconds;
         grows = MIN(grows, secs);
         double f = (double)next.sub_nodes / sub, est = secs - grows + grows * f * f;
-        if (est > limit) {
-          char b[5][32];
-          j->tightness_stop = g_strdup_printf(
-              "radius %u: widest mu / mu_lower %.6g (victim %u); radius %u (%u nodes) would "
-              "take about %s s (this radius's %s s: its balls' accounting %s s x (%u / %u)^2, "
-              "the nodes accounted, the rest %s s as is), over the %s s limit",
-              j->radius, worst, node, j->radius + 1, next.ball, secs_str(est, b[0]),
-              secs_str(secs, b[1]), secs_str(grows, b[2]), next.sub_nodes, sub,
-              secs_str(secs - grows, b[3]), secs_str(limit, b[4]));
+        if (stop_for_time(j, worst, node, next.ball, est, secs, grows, next.sub_nodes, sub))
           break;
-        }
       }
     }
     keep(j, kept);

@@ -355,12 +355,8 @@ static gboolean check_exclusions(const ProtoAccountRequest *r, ProtoAccountJob *
     /* What the structured path cannot account (Zip-DL, plugins, DECOR's
      * secrets without local noise, a C fitted exactly inside the run):
      * the ball on the observer path, the whole run simulated
-     * (protocols/account_ball.c, docs/local-bounds.md). */
-    if (j->tightness != 0)
-      return refuse(refusal, PROTO_REFUSED_RULE, error,
-                    "--tightness %g: '%s' is bounded on the observer path's ball, which computes "
-                    "no mu_lower; give --radius R",
-                    j->tightness, j->protocol);
+     * (protocols/account_ball.c, docs/local-bounds.md), its mu_lower
+     * too (account_ball_lower.c), so --tightness grows it. */
     j->path = PROTO_ACCOUNT_OBSERVER;
   }
   if (!j->path_auto && j->path == PROTO_ACCOUNT_STRUCTURED) {

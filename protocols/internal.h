@@ -173,6 +173,11 @@ struct ProtoContext {
   guint eval_every;
   SimLinStorage storage;
   gboolean rebased; /* ProtoRunConfig.rebased */
+  /* The nodes whose models carry provenance in the memory pre-check: n, or
+   * for the local path's lower-bound run (ProtoRunConfig.nuisance_from) the
+   * ball and its shell (beyond, messages carry none; that run's provenance
+   * is also watched round by round, protocols/account_ball_lower.c). */
+  guint prov_nodes;
 
   const ProtoVTable *vt; /* as registered: name, parameters */
   ProtoVTable handlers;  /* what the run calls: proto_vtable_resolve(vt) */
@@ -375,6 +380,27 @@ guint proto_cmatrix_bandwidth(const double *M, guint T);
 PrivReport *proto_account_ball(ProtoAccountJob *j, guint a, const ProtoRunConfig *cfg,
                                const PrivAccountOptions *opt, PrivLocalInfo *info,
                                GError **error);
+/*
+ * proto_account_ball_lower: the certified lower bound of proto_account_ball
+ * (account_ball_lower.c; docs/local-bounds.md, "The observer path's ball:
+ * the lower bound"): every victim's mu_lower in @report (ball victims by
+ * graph node id), mu_lower <= exact. Covering the graph (@shell empty), the
+ * @upper blocks (the exact ones, ball indices) priced from below; else a
+ * second run of @cfg's whole graph with the shell's messages as nuisance,
+ * observed by the attackers alone, the nuisance projected out, the dense
+ * accountant whatever j->streaming says. Never fails: where it cannot be
+ * computed (memory, a message from beyond the shell into the ball), every
+ * mu_lower is 0 and @info->lower_note says why. Returns the microseconds
+ * of wall time its run's simulation took (0: none), which --tightness's
+ * estimate does not grow with the radius.
+ * Complexity: the whole run's simulation, then O(m p min(m, p) + m c
+ * min(m, p)) for m observed messages, p shell messages among them and c
+ * ball columns, then the dense accountant and one SDP per victim.
+ */
+gint64 proto_account_ball_lower(ProtoAccountJob *j, guint a, const ProtoRunConfig *cfg,
+                                const guint *dist, const GArray *ball, const GArray *shell,
+                                const PrivBlocks *upper, PrivReport *report,
+                                PrivLocalInfo *info);
 /* The job's link overrides on @engine ("--link FROM:TO: ..." errors). */
 gboolean proto_account_job_set_links(const ProtoAccountJob *j, SimEngine *engine, GError **error);
 

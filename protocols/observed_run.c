@@ -113,6 +113,16 @@ PrivBlocks *proto_observed_run_blocks(ProtoObservedRun *o, guint view, GError **
   return blocks;
 }
 
+PrivKnowledge *proto_observed_run_knowledge(ProtoObservedRun *o, guint view, GError **error) {
+  if (o->obs == NULL || o->streaming) {
+    g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
+                "proto_observed_run_knowledge: the run has %s",
+                o->obs == NULL ? "no observer" : "a streaming observer (no knowledge kept)");
+    return NULL;
+  }
+  return priv_observer_knowledge(o->obs, view, error);
+}
+
 void proto_observed_run_free(ProtoObservedRun *o) {
   if (o == NULL)
     return;

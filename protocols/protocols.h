@@ -311,6 +311,12 @@ typedef struct {
    * its state; increasing ids, none kept). Only with @kept. */
   const guint *heard;
   guint n_heard;
+  /* Nullable, borrowed, with @kept: the messages these nodes (not kept)
+   * send carry one fresh nuisance variable each, and a noise variable is
+   * known only when none of its owners is kept (sim_lin_space_nuisance_from:
+   * the local path's lower bound, docs/local-bounds.md). */
+  const guint *nuisance_from;
+  guint n_nuisance_from;
   /* A streaming observer rebases the provenance at every round (privacy/
    * stream.c): a linvec's coefficients then span one round, not the run.
    * Only the memory pre-check of proto_run_new reads it. */
@@ -1305,6 +1311,14 @@ gboolean proto_observed_run_run(ProtoObservedRun *o, GError **error);
  * priv_knowledge_blocks_scaled. Complexity: theirs.
  */
 PrivBlocks *proto_observed_run_blocks(ProtoObservedRun *o, guint view, GError **error);
+/**
+ * proto_observed_run_knowledge: the dense knowledge of view @view after the
+ * run (priv_observer_knowledge), for an accountant of the caller's (the
+ * local path's lower bound projects its nuisance out of it).
+ * Errors: PRIV_ERROR_INVALID_ARGUMENT (no observer, or a streaming one),
+ * priv_observer_knowledge's. Complexity: O(the view's entries).
+ */
+PrivKnowledge *proto_observed_run_knowledge(ProtoObservedRun *o, guint view, GError **error);
 /** proto_observed_run_free: frees @o, its observer and its run (NULL allowed). */
 void proto_observed_run_free(ProtoObservedRun *o);
 

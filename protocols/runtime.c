@@ -362,7 +362,8 @@ static gsize models_bytes(ProtoContext *ctx) {
    * that reached it (issue 37 measured 530 bytes a step at 15 nodes; a
    * doubling array briefly holds twice its content when it grows). */
   double per_step = n * (2.0 * (double)sim_noise_registry_bytes_per_variable() + 1.0) + 8.0;
-  double bytes = n * (per_node + 2.0 * coeffs) + T * per_step;
+  double bytes = n * per_node + 2.0 * coeffs * (ctx->prov_nodes ? ctx->prov_nodes : n) +
+                 T * per_step;
   return bytes >= (double)G_MAXSIZE ? G_MAXSIZE : (gsize)bytes;
 }
 
@@ -395,6 +396,8 @@ ProtoRun *proto_run_new(const ProtoRunConfig *cfg, GError **error) {
   ctx->eval_seed = derived_seed(cfg->seed, SEED_EVAL);
   ctx->storage = cfg->storage;
   ctx->rebased = cfg->rebased;
+  if (cfg->kept != NULL && cfg->nuisance_from != NULL)
+    ctx->prov_nodes = cfg->n_kept + cfg->n_nuisance_from;
   ctx->reached = g_array_new(FALSE, TRUE, sizeof(guint));
   g_mutex_init(&ctx->eval_lock);
   g_cond_init(&ctx->eval_cond);
@@ -444,7 +447,10 @@ ProtoRun *proto_run_new(const ProtoRunConfig *cfg, GError **error) {
   ctx->space = sim_lin_space_new(ctx->noise, ctx->dim, ctx->storage, ctx->T, error);
   if (ctx->space == NULL ||
       (cfg->kept != NULL && !sim_lin_space_keep_nodes(ctx->space, cfg->kept, cfg->n_kept, error)) ||
-      (cfg->heard != NULL && !sim_lin_space_hear_nodes(ctx->space, cfg->heard, cfg->n_heard, error)))
+      (cfg->heard != NULL &&
+       !sim_lin_space_hear_nodes(ctx->space, cfg->heard, cfg->n_heard, error)) ||
+      (cfg->nuisance_from != NULL &&
+       !sim_lin_space_nuisance_from(ctx->space, cfg->nuisance_from, cfg->n_nuisance_from, error)))
     goto fail;
   ctx->engine = sim_engine_new(ctx->n, ctx->seed, &proto_runtime_handlers, ctx, error);
   if (ctx->engine == NULL ||

@@ -153,11 +153,12 @@ static const ScenKeyInfo keys[] = {
      "another accounting next to ours (muffliato: Cyffers et al. 2022, D-SGD under PNDP)",
      FIELD(compare_muffliato, CHOICE)},
     {"privacy", "path", SCEN_TYPE_ENUM, "auto", NO_RANGE, 0, "auto|structured|observer|local|none",
-     "how to account: structured (fast, sync D-SGD/Muffliato/MF-D-SGD), observer (what the "
-     "attackers saw on the bus), local (certified bounds mu_lower <= exact <= mu within "
-     "privacy.radius hops, for whatever `dpgossip account --path local` takes: asynchronous "
-     "modes on the ball's part of the run's delivery record, Zip-DL and plugins on the observer "
-     "path's ball, where mu_lower is 0, not computed), auto, or none",
+     "how to account: structured (fast: D-SGD, Muffliato, DECOR, MF-D-SGD, AntiPGD, Mafalda; "
+     "deadline and stale mode on the run's delivery record), observer (what the attackers saw "
+     "on the bus), local (certified bounds mu_lower <= exact <= mu within privacy.radius hops, "
+     "for whatever `dpgossip account --path local` takes: asynchronous modes on the ball's part "
+     "of the run's delivery record, Zip-DL and plugins on the observer path's ball), auto, or "
+     "none",
      FIELD(path_requested, CHOICE)},
     {"privacy", "radius", SCEN_TYPE_UINT, NULL, 1, 1000000, SCEN_KEY_OPTIONAL | SCEN_KEY_IF_CHANGED,
      NULL,

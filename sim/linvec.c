@@ -66,6 +66,7 @@ void sim_lin_space_unref(SimLinSpace *space) {
   g_free(space->kept_index);
   g_free(space->kept_node);
   g_free(space->heard);
+  g_free(space->nuisance_from);
   g_free(space);
 }
 
@@ -176,27 +177,75 @@ guint sim_lin_space_kept_index(const SimLinSpace *space, guint u) {
   return space->kept_index ? space->kept_index[u] : u;
 }
 
+gboolean sim_lin_space_nuisance_from(SimLinSpace *space, const guint *senders, guint n_senders,
+                                     GError **error) {
+  g_return_val_if_fail(space != NULL, FALSE);
+  const char *why = space->kept_index == NULL ? "the space keeps every node (keep the ball first)"
+                    : space->nuisance_from != NULL ? "the space has its senders already"
+                    : space->live->len > 0
+                        ? "linvecs exist already (set the senders before the first one)"
+                    : n_senders > 0 && senders == NULL ? "no sender list"
+                                                       : NULL;
+  for (guint i = 0; why == NULL && i < n_senders; i++)
+    if (senders[i] >= space->n_nodes || space->kept_index[senders[i]] != G_MAXUINT)
+      why = "a sender is kept or beyond the network";
+  if (why != NULL) {
+    g_set_error(error, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT,
+                "linvec space: cannot take the messages of %u nodes as nuisance: %s", n_senders,
+                why);
+    return FALSE;
+  }
+  space->nuisance_from = g_new0(gboolean, space->n_nodes);
+  for (guint i = 0; i < n_senders; i++)
+    space->nuisance_from[senders[i]] = TRUE;
+  return TRUE;
+}
+
+guint64 sim_lin_space_nuisance_failures(const SimLinSpace *space) {
+  g_return_val_if_fail(space != NULL, 0);
+  return space->nuisance_failed;
+}
+
 /* Whether noise variable @k is known to the colluders of a space that keeps
- * a set of nodes: one of its owners is not kept. */
+ * a set of nodes: one of its owners is not kept. Under
+ * sim_lin_space_nuisance_from (an attacker that knows less) only when none
+ * of its owners is kept: a secret of an edge with one end in the ball stays
+ * unknown noise, as it is to the original attackers. */
 static gboolean noise_known(const SimLinSpace *s, SimNoiseId k) {
   if (s->kept_index == NULL)
     return FALSE;
+  gboolean any_known = FALSE, all_known = TRUE;
   guint no = sim_noise_n_owners(s->noise, k);
   for (guint j = 0; j < no; j++) {
     guint owner = sim_noise_owner(s->noise, k, j);
-    if (owner < s->n_nodes && s->kept_index[owner] == G_MAXUINT)
-      return TRUE;
+    gboolean known = owner < s->n_nodes && s->kept_index[owner] == G_MAXUINT;
+    any_known = any_known || known;
+    all_known = all_known && known;
   }
-  return FALSE;
+  return s->nuisance_from != NULL ? all_known && no > 0 : any_known;
 }
 
-void lin_forget_if_known(SimLinvec *v, guint from) {
-  const SimLinSpace *s = v->space;
-  if (s->kept_index != NULL && (from >= s->n_nodes || s->kept_index[from] == G_MAXUINT) &&
-      !(s->heard != NULL && from < s->n_nodes && s->heard[from])) {
-    v->row[0].len = 0;
-    v->row[1].len = 0;
-  }
+static void row_add(SimLinvec *v, int r, guint32 col, double c);
+static gboolean none(const SimLinvec *v);
+
+void lin_forget_if_known(SimLinvec *v, guint from, guint round) {
+  SimLinSpace *s = v->space;
+  if (s->kept_index == NULL || (from < s->n_nodes && s->kept_index[from] != G_MAXUINT) ||
+      (s->heard != NULL && from < s->n_nodes && s->heard[from]))
+    return;
+  v->row[0].len = 0;
+  v->row[1].len = 0;
+  if (s->nuisance_from == NULL || from >= s->n_nodes || !s->nuisance_from[from] || none(v))
+    return;
+  /* A message entering the ball: its content depends on everything (the
+   * victims' gradients included, out of the ball and back), so it is one
+   * fresh unknown of its own, never a known value nor a Gaussian. */
+  SimNoiseId k =
+      sim_noise_register(s->noise, 1.0, &from, 1, from, round, SIM_NOISE_KIND_NUISANCE, NULL);
+  if (k == SIM_NOISE_ID_INVALID)
+    s->nuisance_failed++;
+  else
+    row_add(v, ROW_NOISE, k, 1.0);
 }
 
 guint sim_lin_space_n_live(const SimLinSpace *space) {

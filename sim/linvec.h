@@ -139,6 +139,31 @@ gboolean sim_lin_space_keep_nodes(SimLinSpace *space, const guint *keep, guint n
  */
 gboolean sim_lin_space_hear_nodes(SimLinSpace *space, const guint *heard, guint n_heard,
                                   GError **error);
+/**
+ * sim_lin_space_nuisance_from: the certified LOWER bound's attacker on the
+ * local path's ball (docs/local-bounds.md, "The observer path's ball: the
+ * lower bound"), an attacker that knows less than the true one. In a space
+ * that keeps a set of nodes (sim_lin_space_keep_nodes, called first):
+ *   - a message one of @senders sends (sim_message_new_linvec) carries one
+ *     fresh variable of kind SIM_NOISE_KIND_NUISANCE (std 1, owner the
+ *     sender, round the message's) instead of an empty provenance: an
+ *     unknown of arbitrary law standing for its true content, which an
+ *     accountant must project out (never treat as Gaussian noise). One
+ *     variable per message object: a message delivered to several nodes is
+ *     one value;
+ *   - a noise variable is known (adds nothing) only when NONE of its owners
+ *     is kept: a secret of an edge with one end kept stays unknown noise.
+ * Every other node not kept still sends an empty provenance: the caller
+ * must make sure such messages never reach a kept node.
+ * @senders: @n_senders node ids, none kept. Errors:
+ * SIM_ERROR_INVALID_ARGUMENT for a space that keeps every node, has its
+ * senders already or has linvecs, or a bad sender. Complexity: O(n).
+ */
+gboolean sim_lin_space_nuisance_from(SimLinSpace *space, const guint *senders, guint n_senders,
+                                     GError **error);
+/** Nuisance variables sim_lin_space_nuisance_from could not register (the
+ * registry full): 0, or the provenance is unusable. O(1). */
+guint64 sim_lin_space_nuisance_failures(const SimLinSpace *space);
 /** The nodes whose gradient slots are columns: n, or sim_lin_space_keep_nodes's
  * n_keep. O(1). */
 guint sim_lin_space_n_kept(const SimLinSpace *space);

@@ -41,6 +41,11 @@ struct SimLinSpace {
   /* sim_lin_space_hear_nodes: by node id, the known nodes whose messages
    * keep their provenance (NULL: none). */
   gboolean *heard;
+  /* sim_lin_space_nuisance_from: n_nodes flags (NULL: off), the senders whose
+   * messages carry a fresh nuisance variable; nuisance_failed counts the
+   * registrations that failed (the provenance is then unusable). */
+  gboolean *nuisance_from;
+  guint64 nuisance_failed;
 };
 
 struct SimLinvec {
@@ -66,8 +71,10 @@ void lin_row_free(LinRow *r);
 
 /* sim_message_new_linvec's half of sim_lin_space_keep_nodes: a message
  * node @from sends carries no provenance when @from is known and not
- * heard (sim_lin_space_hear_nodes). */
-void lin_forget_if_known(SimLinvec *v, guint from);
+ * heard (sim_lin_space_hear_nodes); with sim_lin_space_nuisance_from and
+ * @from one of its senders, one fresh nuisance variable (of @round)
+ * instead. */
+void lin_forget_if_known(SimLinvec *v, guint from, guint round);
 
 /* Dense storage. */
 void lin_dense_add(LinRow *r, guint32 col, double c);

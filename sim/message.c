@@ -23,7 +23,7 @@ SimMessage *sim_message_new_linvec(guint32 from, guint32 round, guint32 tag, Sim
                                    guint64 bytes) {
   SimMessage *m = sim_message_new(from, round, tag, linvec, bytes, (GDestroyNotify)sim_linvec_free);
   if (linvec != NULL)
-    lin_forget_if_known(linvec, from); /* sim_lin_space_keep_nodes */
+    lin_forget_if_known(linvec, from, round); /* sim_lin_space_keep_nodes */
   m->provenance = linvec;
   return m;
 }

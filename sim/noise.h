@@ -27,6 +27,10 @@ enum {
   SIM_NOISE_KIND_EDGE_SECRET = 1, /* shared by the two ends of an edge (DECOR) */
   SIM_NOISE_KIND_STATE = 2,       /* a rebase state variable (sim_lin_space_rebase):
                                      std 1, no owner */
+  SIM_NOISE_KIND_NUISANCE = 3,    /* an unknown of arbitrary law, no noise: the
+                                     content of a message entering the local
+                                     path's ball (sim_lin_space_nuisance_from);
+                                     an accountant must project it out */
   SIM_NOISE_KIND_USER = 16,
 };
 

@@ -262,6 +262,54 @@ static void test_errors(void) {
   priv_knowledge_free(k);
 }
 
+/* Nuisance ids for priv_knowledge_project_out: those >= 100. */
+static gboolean nuisance_100(guint32 id, gpointer data) {
+  (void)data;
+  return id >= 100;
+}
+
+/* Victim 0 of a 2-node network, T = 1, a nuisance phi (id 100) of
+ * arbitrary law: r1 = g + z1 + phi, r2 = g + z2 + phi, r4 = 2 phi + z3,
+ * so A = (1, 1, 0), unit white noise and N = (1, 1, 2). The functions free
+ * of phi are those orthogonal to N: X_0 = |A|^2 - (A.N)^2 / |N|^2 = 2 -
+ * 4/6 = 4/3 (phi as a unit Gaussian instead: A^T (I + N N^T)^-1 A = 10/7;
+ * phi known: 2). With r3 = phi seen too, r1 - r3, r2 - r3 and r4 - 2 r3
+ * are g + z1, g + z2, z3: X_0 = 2, the value with phi known. Then the
+ * memory refusal. */
+static void test_project_out(void) {
+  guint32 g[] = {COL(2, 0, 0)}, n1[] = {1, 100}, n2[] = {2, 100}, n3[] = {100}, n4[] = {3, 100};
+  double one[] = {1.0, 1.0}, two[] = {1.0, 2.0};
+  for (guint seen = 0; seen < 2; seen++) {
+    PrivKnowledge *k = priv_knowledge_new(2, NULL);
+    add(k, 1, g, one, 2, n1, one);
+    add(k, 1, g, one, 2, n2, one);
+    add(k, 0, NULL, NULL, 2, n4, two);
+    if (seen)
+      add(k, 0, NULL, NULL, 1, n3, one);
+    GError *err = NULL;
+    guint rank = 0;
+    PrivKnowledge *p = priv_knowledge_project_out(k, nuisance_100, NULL, 0, &rank, &err);
+    g_assert_no_error(err);
+    g_assert_cmpuint(rank, ==, 1);
+    g_assert_cmpuint(priv_knowledge_n_rows(p), ==, 2 + seen);
+    PrivBlocks *b = blocks(p, 1, 1.0);
+    g_assert_cmpint(b->status[0], ==, PRIV_NODE_PROTECTED);
+    /* One QR of a 3 or 4 row column and a 3 x 3 solve: a few eps. */
+    g_assert_cmpfloat(fabs(priv_blocks_get(b, 0)[0] - (seen ? 2.0 : 4.0 / 3.0)), <, 1e-14);
+    priv_blocks_free(b);
+    priv_knowledge_free(p);
+    if (seen) {
+      g_assert_null(priv_knowledge_project_out(k, nuisance_100, NULL, 8, NULL, &err));
+      g_assert_error(err, PRIV_ERROR, PRIV_ERROR_MEMORY);
+      g_assert_nonnull(strstr(err->message, "the lower bound's projection (4 observed messages x "
+                                            "(1 unknowns entering the ball + 4 gradient and noise "
+                                            "columns)) would need"));
+      g_clear_error(&err);
+    }
+    priv_knowledge_free(k);
+  }
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/privacy/account/knowledge/single-observation", test_single_observation);
@@ -271,5 +319,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/privacy/account/knowledge/random-vs-pseudoinverse",
                   test_random_vs_pseudoinverse);
   g_test_add_func("/privacy/account/knowledge/errors", test_errors);
+  g_test_add_func("/privacy/account/knowledge/project-out", test_project_out);
   return g_test_run();
 }

@@ -5,9 +5,14 @@
  * ball (sim_lin_space_keep_nodes), the attackers and the shell observing.
  *
  * - Zip-DL (PNDP, SecLDP, LDP; one attacker and a pair; b = 1 and 2; sync,
- *   deadline and stale modes): the local value of every victim is >= the
- *   observer path's exact value on the whole graph at every radius, and
- *   equal once the ball covers the graph.
+ *   deadline and stale modes; 16 to 200 nodes) and DECOR's secrets alone:
+ *   the local interval [mu_lower, mu] of every victim holds the observer
+ *   path's exact value on the whole graph at every radius, and both ends
+ *   equal it once the ball covers the graph; mu_lower > 0 for the
+ *   attackers' neighbours (account_ball_lower.c: the shell's messages as
+ *   nuisance, projected out). Taking the round-0 message of one shell node
+ *   as known puts a mu_lower above the exact value (pndp-ring, deadline),
+ *   and so does taking the ball-shell secrets as known (decor/pndp).
  * - D-SGD, a second method: the ball on the observer path equals the
  *   structured local path at every radius under SecLDP. Under PNDP the
  *   ball hears every shell node through its state (what it sends), the
@@ -18,8 +23,12 @@
  *   between the exact value and the structured one (the structured ball
  *   gives the attackers their own noise too, docs/local-bounds.md).
  * - A time-varying schedule within the graph's edges (matching).
- * - The refusals: --tightness (no mu_lower); a run whose ball node sends
- *   beyond the shell (a protocol or a schedule off the graph's edges).
+ * - The refusals: a run whose ball node sends beyond the shell (a
+ *   protocol or a schedule off the graph's edges); the lower bound's, a
+ *   node beyond the shell sending into the ball (mu_lower 0, the reason in
+ *   the ball's note, the upper bound kept); its run stopped early for
+ *   memory (mu_lower from the attackers' first rounds, still below exact).
+ * - --tightness on these balls, its stop for time and its estimate.
  * Built a second time in tests/plugins (exporting the plugin API): the
  * example plugin gossip-pairs (point-to-point messages, proto_node_send)
  * against the observer path, in sync and deadline modes.
@@ -36,8 +45,9 @@ typedef struct {
   const char *graph, *protocol, *trust, *attackers;
   guint T, b;
   const char *mode, *latency, *loss;
-  const char *accountant; /* NULL: streaming */
-  const char *schedule;   /* NULL: static */
+  const char *accountant;  /* NULL: streaming */
+  const char *schedule;    /* NULL: static */
+  gboolean no_local_noise; /* sigma 0 (DECOR's secrets alone), else SIGMA */
 } Case;
 
 /* Validated, planned and executed; the path must be @path. */
@@ -54,7 +64,7 @@ static ProtoAccountJob *job(const Case *c, const TopoGraph *g, const char *path,
   r.path = path;
   r.radius = radius;
   r.sensitivity = "exact";
-  r.sigma = SIGMA;
+  r.sigma = c->no_local_noise ? 0.0 : SIGMA;
   r.seed = "7";
   r.mode = c->mode;
   r.latency = c->latency;
@@ -104,6 +114,22 @@ static void assert_geq(double got, double want, gsize terms) {
                      "two certified SDP duals (1e-9 gap each) and whitening at pivots >= 1e-10");
 }
 
+/* mu_lower (a primal point of the exact sensitivity SDP, at most 1e-7
+ * max(1, sens^2) below its optimum: mf_sdp_max's stopping gap, as
+ * privacy/local_lower.c prices it) against the exact value (a dual, 1e-9
+ * above), both after whitening at pivots >= 1e-10. */
+static void assert_lower_equal(double lower, double exact, gsize terms) {
+  if (isinf(exact) || isinf(lower)) {
+    g_assert_true(isinf(exact) && isinf(lower));
+    return;
+  }
+  double s2 = exact * exact * SIGMA * SIGMA;
+  dpg_test_assert_le(fabs(exact * exact - lower * lower),
+                     1e-7 * MAX(1.0, s2) / (SIGMA * SIGMA) + tol2(exact * exact, terms),
+                     "a primal SDP point (1e-7 gap), a dual (1e-9) and whitening at pivots >= "
+                     "1e-10");
+}
+
 static void assert_equal(double got, double want, gsize terms) {
   if (isinf(want) || isinf(got)) {
     g_assert_true(isinf(want) && isinf(got));
@@ -125,9 +151,11 @@ static void check_against_observer(gconstpointer data) {
   ProtoAccountJob *x = job(c, g, "observer", -1, PROTO_ACCOUNT_OBSERVER);
   double *exact = mu_by_node(x->acs[0].report, n);
   gboolean covered = FALSE;
-  guint checked = 0;
+  guint checked = 0, near = 0;
+  gboolean pairs = g_str_has_prefix(c->protocol, "gossip-pairs");
   for (gint radius = 1; !covered; radius++) {
     ProtoAccountJob *l = job(c, g, "local", radius, PROTO_ACCOUNT_OBSERVER);
+    g_assert_cmpstr(l->acs[0].local.lower_note, ==, "");
     const ProtoAccounting *ac = &l->acs[0];
     covered = ac->local.covered;
     g_assert_cmpuint(ac->local.radius, ==, (guint)radius);
@@ -136,12 +164,22 @@ static void check_against_observer(gconstpointer data) {
       const PrivVictim *v = &ac->report->victims[i];
       g_assert_false(isnan(exact[v->node]));
       g_assert_cmpint(v->distance, <=, radius);
+      /* The interval [mu_lower, mu] holds the exact value, */
       if (covered) {
         assert_equal(v->mu, exact[v->node], terms);
-        g_assert_cmpfloat(v->mu_lower, ==, v->mu);
+        assert_lower_equal(v->mu_lower, exact[v->node], terms);
       } else {
         assert_geq(v->mu, exact[v->node], terms);
-        g_assert_cmpfloat(v->mu_lower, ==, 0.0); /* not computed */
+        assert_geq(exact[v->node], v->mu_lower, terms);
+      }
+      g_assert_cmpfloat(v->mu_lower, <=, v->mu);
+      /* and the lower bound is useful next to the attackers: a
+       * neighbour's round-0 message reaches them before any inflow (with
+       * gossip-pairs, a neighbour may first meet them later: some). */
+      if (v->distance == 1 && exact[v->node] > 0) {
+        if (!pairs)
+          g_assert_cmpfloat(v->mu_lower, >, 0.0);
+        near += v->mu_lower > 0;
       }
       checked++;
     }
@@ -149,6 +187,7 @@ static void check_against_observer(gconstpointer data) {
     g_assert_cmpint(radius, <, 64);
   }
   g_assert_cmpuint(checked, >, 0);
+  g_assert_cmpuint(near, >, 0);
   g_free(exact);
   proto_account_job_free(x);
   topo_graph_free(g);
@@ -289,6 +328,35 @@ static const Case zip_cases[] = {
      .attackers = "0",
      .T = 10,
      .b = 1},
+    /* Few inflows, each seen by the attacker within T: the lower bound is
+     * close to the exact value, and taking one inflow message as known
+     * puts it above. */
+    {.graph = "ring:n=16", .protocol = "zipdl", .trust = "pndp", .attackers = "0", .T = 3, .b = 1},
+    /* The lower bound on a larger graph, and DECOR's secrets alone (a
+     * ball-shell secret stays unknown noise to the lower bound's attacker). */
+    {.graph = "erdos:n=200,p=0.03,seed=3",
+     .protocol = "zipdl",
+     .trust = "pndp",
+     .attackers = "0",
+     .T = 3,
+     .b = 1},
+    {.graph = "regular:n=24,d=3,seed=2",
+     .protocol = "decor:sigma_secret=1",
+     .trust = "pndp",
+     .attackers = "0",
+     .T = 4,
+     .b = 1,
+     .no_local_noise = TRUE},
+    {.graph = "barabasi:n=24,m=2,seed=3",
+     .protocol = "decor:sigma_secret=1",
+     .trust = "secldp",
+     .attackers = "2+5",
+     .T = 4,
+     .b = 2,
+     .no_local_noise = TRUE,
+     .mode = "deadline:ms=8",
+     .latency = "lognormal:mu=1.5,sigma=0.6",
+     .loss = "0.1"},
 };
 
 static const Case dsgd_cases[] = {
@@ -338,6 +406,141 @@ static const ProtoVTable far_vtable = {
     .on_message = far_message,
 };
 
+/* D-SGD where node n / 2 also tells its model to node 0, from beyond the
+ * shell of attacker 0 at radius 1 on a ring: the upper bound holds (the
+ * message leaves no ball node), the lower bound's assumption (only the
+ * shell sends into the ball) does not. */
+static gboolean far_in_step(ProtoNode *node, guint t, GError **error) {
+  ProtoContext *ctx = proto_node_context(node);
+  SimLinvec *model = proto_node_model(node);
+  return proto_node_local_step(node, t, error) && proto_node_add_local_noise(node, t, error) &&
+         (proto_node_id(node) != proto_context_n_nodes(ctx) / 2 ||
+          proto_node_send(node, 0, t, 1, sim_linvec_dup(model), error)) &&
+         proto_node_exchange(node, t, sim_linvec_dup(model), error);
+}
+
+static const ProtoVTable far_in_vtable = {
+    .abi_version = PROTO_PLUGIN_ABI_VERSION,
+    .name = "test-far-in",
+    .summary = "D-SGD whose middle node also sends its model to node 0 (test)",
+    .step = far_in_step,
+    .on_message = far_message,
+};
+
+/* Where the lower bound cannot be computed, mu_lower is 0 and the ball
+ * says why; the upper bound stands. */
+static void test_lower_refused(void) {
+  const char *att[] = {"0", NULL};
+  ProtoAccountRequest r;
+  proto_account_request_init(&r);
+  r.rounds = 4;
+  r.trust = "pndp";
+  r.attackers = att;
+  r.protocol = "test-far-in";
+  r.path = "local";
+  r.radius = 1;
+  r.sensitivity = "exact";
+  GError *e = NULL;
+  g_assert_true(proto_registry_register(&far_in_vtable, &e));
+  g_assert_no_error(e);
+  ProtoAccountJob *j = proto_account_validate(&r, NULL, &e);
+  g_assert_no_error(e);
+  TopoGraph *g = topo_graph_generate("ring:n=12", &e);
+  g_assert_true(proto_account_job_plan(j, g, "graph", NULL, &e));
+  g_assert_true(proto_account_job_execute(j, &e));
+  g_assert_no_error(e);
+  const ProtoAccounting *ac = &j->acs[0];
+  g_assert_cmpstr(ac->local.lower_note, ==,
+                  "not computed: node 6, beyond the shell, sent a message to ball node 0");
+  g_assert_cmpuint(ac->report->n_victims, ==, 2);
+  for (guint i = 0; i < ac->report->n_victims; i++) {
+    g_assert_cmpfloat(ac->report->victims[i].mu_lower, ==, 0.0);
+    g_assert_cmpfloat(ac->report->victims[i].mu, >, 0.0);
+  }
+  proto_account_job_free(j);
+  topo_graph_free(g);
+}
+
+/* Over its memory budget ($DPGOSSIP_LOWER_MEMORY, tiny here) the lower
+ * bound's run stops after a round: mu_lower from the attackers' first
+ * rounds, still below the exact value, still positive next to them. */
+static void test_lower_stopped(void) {
+  const Case c = {.graph = "regular:n=40,d=3,seed=2",
+                  .protocol = "zipdl",
+                  .trust = "pndp",
+                  .attackers = "0",
+                  .T = 6,
+                  .b = 1};
+  GError *e = NULL;
+  TopoGraph *g = topo_graph_generate(c.graph, &e);
+  g_assert_no_error(e);
+  guint n = topo_graph_n_nodes(g);
+  ProtoAccountJob *x = job(&c, g, "observer", -1, PROTO_ACCOUNT_OBSERVER);
+  double *exact = mu_by_node(x->acs[0].report, n);
+  g_setenv("DPGOSSIP_LOWER_MEMORY", "20000", TRUE);
+  ProtoAccountJob *l = job(&c, g, "local", 2, PROTO_ACCOUNT_OBSERVER);
+  g_unsetenv("DPGOSSIP_LOWER_MEMORY");
+  const ProtoAccounting *ac = &l->acs[0];
+  g_assert_cmpstr(ac->local.lower_note, ==, "");
+  g_assert_cmpuint(ac->local.lower_rounds, >=, 1);
+  g_assert_cmpuint(ac->local.lower_rounds, <, c.T);
+  guint near = 0;
+  for (guint i = 0; i < ac->report->n_victims; i++) {
+    const PrivVictim *v = &ac->report->victims[i];
+    assert_geq(exact[v->node], v->mu_lower, (gsize)n * c.T * 16);
+    if (v->distance == 1) {
+      g_assert_cmpfloat(v->mu_lower, >, 0.0);
+      near++;
+    }
+  }
+  g_assert_cmpuint(near, ==, 3);
+  g_free(exact);
+  proto_account_job_free(l);
+  proto_account_job_free(x);
+  topo_graph_free(g);
+}
+
+static gboolean once(ProtoAccountJob *j, gpointer data, GError **error) {
+  (void)data;
+  return proto_account_job_execute(j, error);
+}
+
+/* --tightness on the observer path's ball: with a limit of 0 s it stops
+ * after radius 1, its estimate scaling the accounting by the growth of the
+ * nodes within radius + 1 hops (ring:n=16 from node 0: 5 at radius 1, 7 at
+ * radius 2) and keeping the two simulations as they are. */
+static void test_tightness(void) {
+  const char *att[] = {"0", NULL};
+  ProtoAccountRequest r;
+  proto_account_request_init(&r);
+  r.rounds = 3;
+  r.trust = "pndp";
+  r.attackers = att;
+  r.protocol = "zipdl";
+  r.path = "local";
+  r.tightness = 1.01;
+  r.sensitivity = "exact";
+  GError *e = NULL;
+  ProtoAccountJob *j = proto_account_validate(&r, NULL, &e);
+  g_assert_no_error(e);
+  TopoGraph *g = topo_graph_generate("ring:n=16", &e);
+  g_assert_true(proto_account_job_plan(j, g, "graph", NULL, &e));
+  g_assert_cmpint(j->path, ==, PROTO_ACCOUNT_OBSERVER);
+  g_setenv("DPGOSSIP_TIGHTNESS_SECONDS", "0", TRUE);
+  g_assert_true(proto_account_job_execute_tightness(j, once, NULL, NULL, &e));
+  g_unsetenv("DPGOSSIP_TIGHTNESS_SECONDS");
+  g_assert_no_error(e);
+  g_assert_false(j->tightness_met);
+  g_assert_cmpuint(j->radius, ==, 1);
+  g_assert_nonnull(strstr(j->tightness_stop, "radius 2 (5 nodes) would take about"));
+  g_assert_nonnull(strstr(j->tightness_stop, " x (7 / 5)^2, the nodes accounted"));
+  const PrivReport *rep = j->acs[0].report;
+  for (guint i = 0; i < rep->n_victims; i++)
+    g_assert_cmpfloat(rep->victims[i].mu_lower, >, 0.0);
+  proto_account_job_free(j);
+  topo_graph_free(g);
+}
+
 /* @r on @graph: refused after the run with @msg. */
 static void refused_after_run(const ProtoAccountRequest *r, const char *graph, const char *msg) {
   GError *e = NULL;
@@ -362,20 +565,13 @@ static void test_refusals(void) {
   r.attackers = att;
   r.protocol = "zipdl";
   r.path = "local";
-  r.tightness = 2;
   GError *e = NULL;
-  g_assert_null(proto_account_validate(&r, NULL, &e));
-  g_assert_cmpstr(e->message, ==,
-                  "--tightness 2: 'zipdl' is bounded on the observer path's ball, which computes "
-                  "no mu_lower; give --radius R");
-  g_clear_error(&e);
   /* Off the graph's edges, the ball does not hold what it tells the
    * outside: refused after the run. A protocol that sends beyond its
    * neighbours, */
   g_assert_true(proto_registry_register(&far_vtable, &e));
   g_assert_no_error(e);
   r.protocol = "test-far-talk";
-  r.tightness = 0;
   r.radius = 1;
   refused_after_run(&r, "ring:n=12",
                     "--path local: ball node 0 sent a message to node 6, more than 2 hops from the "
@@ -427,9 +623,13 @@ int main(int argc, char **argv) {
 #else
   static const char *const zip_names[] = {"pndp-one",        "pndp-pair-b2", "secldp-one",
                                           "pndp-pair-dense", "ldp-pair-b2",  "deadline",
-                                          "stale",           "matching",     "pndp-long"};
+                                          "stale",           "matching",     "pndp-long",
+                                          "pndp-ring",       "pndp-200",     "pndp",
+                                          "secldp-deadline"};
+  G_STATIC_ASSERT(G_N_ELEMENTS(zip_names) == G_N_ELEMENTS(zip_cases));
   for (guint i = 0; i < G_N_ELEMENTS(zip_cases); i++) {
-    char *name = g_strdup_printf("/account-ball/zipdl/%s", zip_names[i]);
+    const char *family = g_str_has_prefix(zip_cases[i].protocol, "decor") ? "decor" : "zipdl";
+    char *name = g_strdup_printf("/account-ball/%s/%s", family, zip_names[i]);
     g_test_add_data_func(name, &zip_cases[i], check_against_observer);
     g_free(name);
   }
@@ -440,6 +640,9 @@ int main(int argc, char **argv) {
     g_free(name);
   }
   g_test_add_func("/account-ball/refusals", test_refusals);
+  g_test_add_func("/account-ball/lower-refused", test_lower_refused);
+  g_test_add_func("/account-ball/lower-stopped", test_lower_stopped);
+  g_test_add_func("/account-ball/tightness", test_tightness);
 #endif
   return g_test_run();
 }

@@ -43,6 +43,16 @@ def test_tightness_matches_cli():
     assert set(got["path"]) == {f"local:radius={radius}"}
 
 
+def test_tightness_on_the_observer_ball():
+    # Zip-DL is bounded on the observer path's ball, which computes
+    # mu_lower too: --tightness grows it (Florentine is covered at radius 4).
+    got = dpgossip.account("florentine", rounds=4, trust="pndp", attackers=0,
+                           sensitivity="exact", path="local", tightness=1.01, protocol="zipdl")
+    assert got.attrs["tightness_met"] in (True, "true")
+    assert (got["mu_lower"] > 0).all()
+    assert (got["mu"] <= 1.01 * got["mu_lower"]).all()
+
+
 @pytest.mark.parametrize("args,kwargs", [
     (["--path", "local"], dict(path="local")),
     (["--path", "local", "--radius", "0"], dict(path="local", radius=0)),
@@ -50,10 +60,6 @@ def test_tightness_matches_cli():
     (["--path", "local", "--tightness", "0.5"], dict(path="local", tightness=0.5)),
     (["--path", "local", "--radius", "2", "--tightness", "2"],
      dict(path="local", radius=2, tightness=2)),
-    # Zip-DL is bounded on the observer path's ball, which computes no
-    # mu_lower: --tightness is refused.
-    (["--path", "local", "--tightness", "2", "--protocol", "zipdl"],
-     dict(path="local", tightness=2, protocol="zipdl")),
 ])
 def test_local_errors_are_the_cli_messages(cli, args, kwargs):
     status, message = cli.error("account", "--generate", "florentine", "-T", "4", "--trust",

@@ -7,6 +7,8 @@
  * are the kept nodes' only; its refusals. sim_lin_space_hear_nodes: a
  * heard known node's message keeps its provenance (its own gradients and
  * noise still add nothing), another known node's carries none.
+ * sim_lin_space_nuisance_from,
+ * the lower bound's attacker on the same ball, and its refusals.
  */
 #include <string.h>
 
@@ -170,10 +172,81 @@ static void test_heard(void) {
   sim_noise_registry_unref(reg);
 }
 
+/* sim_lin_space_nuisance_from (the lower bound's attacker): a message of a
+ * listed sender carries one fresh nuisance variable, one per message; an
+ * unlisted known node's message stays empty; a noise variable with one
+ * kept owner stays (an edge secret into the ball is unknown noise), one
+ * with no kept owner goes. Then its refusals. */
+static void test_nuisance(void) {
+  SimNoiseRegistry *reg;
+  SimLinSpace *s = space_keeping(&reg);
+  GError *e = NULL;
+  const guint shell[] = {3, 5};
+  g_assert_true(sim_lin_space_nuisance_from(s, shell, 2, &e));
+  g_assert_no_error(e);
+  SimNoiseId shared = sim_noise_register_edge(reg, 1.0, 1, 5, 0, &e);
+  SimNoiseId outside = sim_noise_register_edge(reg, 1.0, 0, 3, 0, &e);
+  g_assert_no_error(e);
+  SimLinvec *v = sim_linvec_new(s);
+  g_assert_true(sim_linvec_add_noise(v, 1.0, shared, NULL, &e));
+  g_assert_true(sim_linvec_add_noise(v, 1.0, outside, NULL, &e));
+  g_assert_true(sim_linvec_add_gradient(v, 1.0, 1, 0, NULL, &e));
+  g_assert_no_error(e);
+  g_assert_cmpfloat(sim_linvec_noise_coeff(v, shared), ==, 1.0);
+  g_assert_cmpfloat(sim_linvec_noise_coeff(v, outside), ==, 0.0);
+  guint before = sim_noise_registry_count(reg);
+  /* Two messages of shell node 5, one of node 0 (known, not listed). */
+  SimMessage *m1 = sim_message_new_linvec(5, 2, 0, sim_linvec_dup(v), 8);
+  SimMessage *m2 = sim_message_new_linvec(5, 3, 0, sim_linvec_dup(v), 8);
+  SimMessage *m0 = sim_message_new_linvec(0, 2, 0, sim_linvec_dup(v), 8);
+  g_assert_cmpuint(sim_noise_registry_count(reg), ==, before + 2);
+  const SimLinvec *p1 = sim_message_provenance(m1), *p2 = sim_message_provenance(m2);
+  g_assert_cmpuint(sim_linvec_nnz(p1, SIM_LIN_GRAD), ==, 0);
+  g_assert_cmpuint(sim_linvec_nnz(p1, SIM_LIN_NOISE), ==, 1);
+  g_assert_cmpfloat(sim_linvec_noise_coeff(p1, before), ==, 1.0);
+  g_assert_cmpfloat(sim_linvec_noise_coeff(p2, before + 1), ==, 1.0);
+  g_assert_cmpint(sim_noise_kind(reg, before), ==, SIM_NOISE_KIND_NUISANCE);
+  g_assert_cmpuint(sim_noise_owner(reg, before, 0), ==, 5);
+  g_assert_cmpuint(sim_noise_round(reg, before + 1), ==, 3);
+  g_assert_cmpuint(sim_linvec_nnz(sim_message_provenance(m0), SIM_LIN_BOTH), ==, 0);
+  g_assert_cmpuint(sim_lin_space_nuisance_failures(s), ==, 0);
+  sim_message_unref(m1);
+  sim_message_unref(m2);
+  sim_message_unref(m0);
+  /* Refusals: twice, or with linvecs alive, */
+  g_assert_false(sim_lin_space_nuisance_from(s, shell, 2, &e));
+  g_assert_error(e, SIM_ERROR, SIM_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpstr(e->message, ==,
+                  "linvec space: cannot take the messages of 2 nodes as nuisance: the space has "
+                  "its senders already");
+  g_clear_error(&e);
+  sim_linvec_free(v);
+  sim_lin_space_unref(s);
+  sim_noise_registry_unref(reg);
+  /* a kept sender, and a space that keeps every node. */
+  s = space_keeping(&reg);
+  const guint bad[] = {3, 4};
+  g_assert_false(sim_lin_space_nuisance_from(s, bad, 2, &e));
+  g_assert_cmpstr(e->message, ==,
+                  "linvec space: cannot take the messages of 2 nodes as nuisance: a sender is "
+                  "kept or beyond the network");
+  g_clear_error(&e);
+  sim_lin_space_unref(s);
+  SimLinSpace *all = sim_lin_space_new(reg, 0, SIM_LIN_SPARSE, 0, &e);
+  g_assert_false(sim_lin_space_nuisance_from(all, shell, 2, &e));
+  g_assert_cmpstr(e->message, ==,
+                  "linvec space: cannot take the messages of 2 nodes as nuisance: the space keeps "
+                  "every node (keep the ball first)");
+  g_clear_error(&e);
+  sim_lin_space_unref(all);
+  sim_noise_registry_unref(reg);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/linvec/keep/columns", test_columns);
   g_test_add_func("/linvec/keep/refusals", test_refusals);
   g_test_add_func("/linvec/keep/heard", test_heard);
+  g_test_add_func("/linvec/keep/nuisance", test_nuisance);
   return g_test_run();
 }
