@@ -55,8 +55,12 @@ static int cmp_u32(const void *a, const void *b) {
 static guint32 *direct_columns(const PrivStreamRec *r, guint *nj) {
   gsize total = r->go_start[r->k];
   guint32 *c = g_new(guint32, MAX(total, 1));
-  memcpy(c, r->go_col, total * sizeof(guint32));
-  qsort(c, total, sizeof(guint32), cmp_u32);
+  /* A period may hold no direct gradient column: go_col is then NULL,
+   * which memcpy and qsort must not be given, even for 0 bytes. */
+  if (total > 0) {
+    memcpy(c, r->go_col, total * sizeof(guint32));
+    qsort(c, total, sizeof(guint32), cmp_u32);
+  }
   guint m = 0;
   for (gsize i = 0; i < total; i++)
     if (m == 0 || c[m - 1] != c[i])
