@@ -97,9 +97,9 @@ static gint *attacker_distances(const TopoGraph *g, const PrivBlocks *blocks) {
   guint *hops = g != NULL ? topo_graph_hops(g, attackers, k, G_MAXUINT - 1) : NULL;
   gint *dist = g_new(gint, n);
   for (guint u = 0; u < n; u++)
-    dist[u] = blocks->status[u] == PRIV_NODE_ATTACKER    ? 0
-              : hops != NULL && hops[u] != G_MAXUINT ? (gint)hops[u]
-                                                     : -1;
+    dist[u] = blocks->status[u] == PRIV_NODE_ATTACKER ? 0
+              : hops != NULL && hops[u] != G_MAXUINT  ? (gint)hops[u]
+                                                      : -1;
   g_free(hops);
   g_free(attackers);
   return dist;
@@ -243,7 +243,7 @@ double priv_release_mu(PrivProtocol protocol, const double *C_local, guint T, gu
   if (!(sigma > 0))
     return INFINITY;
   guint b = opt->b ? opt->b : 1;
-  double *X = g_new0(double, (gsize)T * T);
+  double *X = g_new0(double, (gsize)T *T);
   if (protocol == PRIV_PROTOCOL_MFDSGD) {
     /* As the structured accountant's LDP block: normalized C, 1 / sens^2. */
     double *C = mf_normalized_copy(C_local, (gsize)T * T);

@@ -144,8 +144,8 @@ gboolean priv_observer_view_hear_sent(PrivObserver *o, guint view, const guint *
                                       guint n_nodes, GError **error) {
   g_return_val_if_fail(o != NULL, FALSE);
   View *v = view < o->views->len ? g_ptr_array_index(o->views, view) : NULL;
-  const char *why = v == NULL                ? "no such view"
-                    : v->hears_sent != NULL ? "the view hears a set of senders already"
+  const char *why = v == NULL                       ? "no such view"
+                    : v->hears_sent != NULL         ? "the view hears a set of senders already"
                     : n_nodes == 0 || nodes == NULL ? "no node to hear"
                                                     : NULL;
   for (guint i = 0; why == NULL && i < n_nodes; i++)

@@ -83,8 +83,8 @@ static double *scaled_rows(const PrivStreamRec *r, const PrivStreamPack *pk, dou
     for (guint e = r->cs_start[i]; e < r->cs_start[i + 1]; e++)
       row[r->cs_col[e]] += f * r->cs_val[e];
     for (guint e = r->go_start[i]; e < r->go_start[i + 1]; e++)
-      row[pk->sv + column_index(pk->jcol, pk->nj, r->go_col[e])] +=
-          f * clip * ldexp(r->go_val[e], -ea);
+      row[pk->sv + column_index(pk->jcol, pk->nj, r->go_col[e])] += f * clip *
+                                                                    ldexp(r->go_val[e], -ea);
   }
   return B;
 }
@@ -192,8 +192,8 @@ gboolean priv_stream_pack_new(const PrivStreamRec *r, guint n, double clip, int 
                 (int)ld, 1.0, r->rt, (int)rank, G, (int)ld);
   if (ok && rank > 0 && rank < k)
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)(k - rank), (int)ld, (int)rank,
-                -1.0, r->rt + (gsize)rank * rank, (int)rank, G, (int)ld, 1.0,
-                G + (gsize)rank * ld, (int)ld);
+                -1.0, r->rt + (gsize)rank * rank, (int)rank, G, (int)ld, 1.0, G + (gsize)rank * ld,
+                (int)ld);
   guint at4 = pk->rows[0] + pk->rows[1] + pk->rows[2];
   for (guint i = rank; ok && i < k; i++) {
     double fr = r->sc ? r->sc[r->jpvt[i] - 1] : 1.0, *row = G + (gsize)i * ld;
@@ -203,8 +203,8 @@ gboolean priv_stream_pack_new(const PrivStreamRec *r, guint n, double clip, int 
     for (guint j = 0; j < pk->nj; j++)
       pk->dir[(gsize)at * pk->nj + j] = row[sv + j] / fr;
   }
-  ok = ok && compress_set(pk, G, rank, pk->rows[0] + pk->rows[1], pk->loc + 2 * (gsize)n, TRUE,
-                          error);
+  ok = ok &&
+       compress_set(pk, G, rank, pk->rows[0] + pk->rows[1], pk->loc + 2 * (gsize)n, TRUE, error);
   gboolean finite = TRUE; /* out of range at this scale: the rows as they are */
   for (gsize i = 0; ok && finite && i < 3 * (gsize)n; i++)
     finite = isfinite(pk->loc[i]);

@@ -197,8 +197,8 @@ PrivReport *proto_account_ball(ProtoAccountJob *j, guint a, const ProtoRunConfig
      * (account_ball_lower.c); never fails the upper bound. */
     simulated += proto_account_ball_lower(j, a, cfg, dist, ball, shell, blocks, report, &local);
   }
-  j->acs[a].ball_seconds =
-      (double)MAX(g_get_monotonic_time() - t0 - simulated, (gint64)0) / G_USEC_PER_SEC;
+  j->acs[a].ball_seconds = (double)MAX(g_get_monotonic_time() - t0 - simulated, (gint64)0) /
+                           G_USEC_PER_SEC;
   if (report != NULL && info != NULL)
     *info = local;
   priv_blocks_free(blocks);

@@ -168,7 +168,8 @@ static PrivBlocks *lower_blocks(ProtoAccountJob *j, guint a, const ProtoRunConfi
                                 guint *rank, gint64 *simulated, PrivLocalInfo *info,
                                 GError **error) {
   const ProtoAccounting *ac = &j->acs[a];
-  ProtoObservedView view = {.trust = ac->trust, .members = ac->attackers, .n_members = ac->n_attackers};
+  ProtoObservedView view = {
+      .trust = ac->trust, .members = ac->attackers, .n_members = ac->n_attackers};
   ProtoObserveOptions oo = {.views = &view, .n_views = 1, .T = j->T, .streaming = FALSE};
   ProtoRunConfig rc = *cfg;
   rc.kept = (const guint *)(void *)ball->data;

@@ -240,8 +240,8 @@ void lin_forget_if_known(SimLinvec *v, guint from, guint round) {
   /* A message entering the ball: its content depends on everything (the
    * victims' gradients included, out of the ball and back), so it is one
    * fresh unknown of its own, never a known value nor a Gaussian. */
-  SimNoiseId k =
-      sim_noise_register(s->noise, 1.0, &from, 1, from, round, SIM_NOISE_KIND_NUISANCE, NULL);
+  SimNoiseId k = sim_noise_register(s->noise, 1.0, &from, 1, from, round, SIM_NOISE_KIND_NUISANCE,
+                                    NULL);
   if (k == SIM_NOISE_ID_INVALID)
     s->nuisance_failed++;
   else

@@ -44,6 +44,12 @@ static gsize address_space_in_use(void) {
   return page > 0 ? spec_size_mul((gsize)pages, (gsize)page) : 0;
 }
 
+static gsize memory_cap; /* spec_set_memory_cap; 0: none */
+
+void spec_set_memory_cap(gsize bytes) {
+  memory_cap = bytes;
+}
+
 gsize spec_memory_limit(void) {
   long pages = sysconf(_SC_PHYS_PAGES);
   long page = sysconf(_SC_PAGESIZE);
@@ -64,7 +70,7 @@ gsize spec_memory_limit(void) {
     }
     limit = MIN(limit, cap);
   }
-  return limit;
+  return memory_cap != 0 ? MIN(limit, memory_cap) : limit;
 }
 
 char *spec_format_bytes(gsize bytes) {

@@ -160,10 +160,19 @@ gboolean spec_size_mul_checked(gsize a, gsize b, gsize *out);
 
 /**
  * spec_memory_limit: the memory budget of this process in bytes: physical
- * memory, or the address-space / data rlimit when smaller (G_MAXSIZE when
- * unknown). Every pre-allocation check of dpgossip compares against it. O(1).
+ * memory, or the address-space / data rlimit when smaller, or the cap of
+ * spec_set_memory_cap when smaller still (G_MAXSIZE when unknown). Every
+ * pre-allocation check of dpgossip compares against it. O(1).
  */
 gsize spec_memory_limit(void);
+
+/**
+ * spec_set_memory_cap: caps spec_memory_limit at @bytes (0: no cap), for a
+ * host that must stay well below the machine's memory where an rlimit
+ * cannot say so (a sanitizer's shadow memory breaks RLIMIT_AS: the fuzz
+ * targets). Call it before any thread starts. O(1).
+ */
+void spec_set_memory_cap(gsize bytes);
 
 /* spec_format_bytes: "1.2 GB" (decimal units, ASCII), g_free. */
 char *spec_format_bytes(gsize bytes);

@@ -621,11 +621,10 @@ int main(int argc, char **argv) {
   g_test_add_data_func("/account-ball/plugin/sync", &plugin_cases[0], check_against_observer);
   g_test_add_data_func("/account-ball/plugin/deadline", &plugin_cases[1], check_against_observer);
 #else
-  static const char *const zip_names[] = {"pndp-one",        "pndp-pair-b2", "secldp-one",
-                                          "pndp-pair-dense", "ldp-pair-b2",  "deadline",
-                                          "stale",           "matching",     "pndp-long",
-                                          "pndp-ring",       "pndp-200",     "pndp",
-                                          "secldp-deadline"};
+  static const char *const zip_names[] = {
+      "pndp-one", "pndp-pair-b2", "secldp-one",     "pndp-pair-dense", "ldp-pair-b2",
+      "deadline", "stale",        "matching",       "pndp-long",       "pndp-ring",
+      "pndp-200", "pndp",         "secldp-deadline"};
   G_STATIC_ASSERT(G_N_ELEMENTS(zip_names) == G_N_ELEMENTS(zip_cases));
   for (guint i = 0; i < G_N_ELEMENTS(zip_cases); i++) {
     const char *family = g_str_has_prefix(zip_cases[i].protocol, "decor") ? "decor" : "zipdl";

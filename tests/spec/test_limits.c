@@ -20,6 +20,24 @@
 #endif
 #endif
 
+/* spec_set_memory_cap: the budget is the smaller of the cap and the
+ * machine's, and 0 lifts the cap; a check above the cap is refused. */
+static void test_memory_cap(void) {
+  gsize machine = spec_memory_limit();
+  g_assert_cmpuint(machine, >, 4096);
+  spec_set_memory_cap(4096);
+  g_assert_cmpuint(spec_memory_limit(), ==, 4096);
+  GError *error = NULL;
+  g_assert_false(
+      spec_check_memory(5000, "a graph", NULL, G_FILE_ERROR, G_FILE_ERROR_NOMEM, &error));
+  g_assert_error(error, G_FILE_ERROR, G_FILE_ERROR_NOMEM);
+  g_clear_error(&error);
+  spec_set_memory_cap(G_MAXSIZE);
+  g_assert_cmpuint(spec_memory_limit(), ==, machine);
+  spec_set_memory_cap(0);
+  g_assert_cmpuint(spec_memory_limit(), ==, machine);
+}
+
 static void test_memory(void) {
   g_assert_cmpuint(spec_memory_limit(), >, 0);
   g_assert_cmpuint(spec_size_mul(G_MAXSIZE / 2, 3), ==, G_MAXSIZE);
@@ -188,6 +206,7 @@ static void test_budget_and_matrix(void) {
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/spec/limits/memory", test_memory);
+  g_test_add_func("/spec/limits/memory-cap", test_memory_cap);
   g_test_add_func("/spec/limits/memory-rlimit", test_memory_rlimit);
   g_test_add_func("/spec/limits/memory-rlimit-in-use", test_memory_rlimit_in_use);
   g_test_add_func("/spec/limits/file-read", test_file_read);
