@@ -558,6 +558,18 @@ static PrivAccountOptions report_options(const ProtoAccountJob *j) {
       .no_epsilon = j->no_epsilon};
 }
 
+/* report_options for accounting @ip->item, its progress reported through
+ * @ip (the caller's, alive while the options are used) when the job has a
+ * progress callback. */
+static PrivAccountOptions item_options(const ProtoAccountJob *j, ItemProgress *ip) {
+  PrivAccountOptions opt = report_options(j);
+  if (j->progress) {
+    opt.progress = item_progress;
+    opt.progress_data = ip;
+  }
+  return opt;
+}
+
 /* The ball's deliveries, as the first half of the accounting's progress:
  * the timing pass's, then, where it gave way, the engine's run of them,
  * which starts again from 0 under its own name (the two cost differently,
@@ -701,12 +713,12 @@ gboolean proto_account_job_execute_one(ProtoAccountJob *j, guint a, GError **err
   ac->timing_ties = 0;
   ac->ball_seconds = 0;
   PrivStructuredProblem p = proto_account_job_problem(j, a);
-  PrivAccountOptions opt = report_options(j);
   ItemProgress ip = {j, a};
+  PrivAccountOptions opt = item_options(j, &ip);
   if (j->progress) {
     /* A local bound reports through the engine that accounts its ball. */
-    p.progress = opt.progress = item_progress;
-    p.progress_data = opt.progress_data = &ip;
+    p.progress = item_progress;
+    p.progress_data = &ip;
   }
   if (j->radius && j->mode.kind != PROTO_MODE_SYNC) {
     ac->report = local_recorded(j, ac, &p, &opt, error);
@@ -824,12 +836,8 @@ const ProtoObserveOptions *proto_account_job_observe(ProtoAccountJob *j) {
 /* Accounting @a's report and Muffliato's bound from its blocks (NULL: the
  * error already set), which it frees. */
 static gboolean view_report(ProtoAccountJob *j, guint a, PrivBlocks *blocks, GError **error) {
-  PrivAccountOptions opt = report_options(j);
   ItemProgress ip = {j, a};
-  if (j->progress) {
-    opt.progress = item_progress;
-    opt.progress_data = &ip;
-  }
+  PrivAccountOptions opt = item_options(j, &ip);
   j->at = a;
   gboolean ok = blocks != NULL &&
                 (j->acs[a].report = priv_account_report(blocks, j->graph, &opt, error)) != NULL &&
@@ -918,12 +926,8 @@ static gboolean execute_balls(ProtoAccountJob *j, GError **error) {
   ProtoRunConfig cfg = run_config(j);
   for (guint a = 0; a < j->n_acs; a++) {
     ProtoAccounting *ac = &j->acs[a];
-    PrivAccountOptions opt = report_options(j);
     ItemProgress ip = {j, a};
-    if (j->progress) {
-      opt.progress = item_progress;
-      opt.progress_data = &ip;
-    }
+    PrivAccountOptions opt = item_options(j, &ip);
     j->at = a;
     if (!check_cancel(j, error) ||
         (ac->report = proto_account_ball(j, a, &cfg, &opt, &ac->local, error)) == NULL ||
