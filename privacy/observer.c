@@ -16,8 +16,9 @@ typedef struct {
   gboolean *is_member;      /* n: by node id (what it sees, which noise it owns) */
   gboolean *is_kept_member; /* n_kept: by kept index (sim_lin_space_keep_nodes), the
                              * gradient columns' nodes; NULL when every node is kept */
-  gboolean *hears_sent;     /* n: nodes whose every sent message it observes too
+  gboolean *hears_sent;     /* n: nodes whose sent messages it observes too
                              * (priv_observer_view_hear_sent); NULL: none */
+  gboolean *hears_sent_to;  /* n: the receivers of those messages; NULL: any */
   GArray *rows;             /* guint: ids in the observer's row pool */
   GHashTable *seen;         /* row id + 1 */
 } View;
@@ -62,6 +63,7 @@ static void view_free(gpointer p) {
   g_free(v->is_member);
   g_free(v->is_kept_member);
   g_free(v->hears_sent);
+  g_free(v->hears_sent_to);
   g_array_unref(v->rows);
   g_hash_table_unref(v->seen);
   g_free(v);
@@ -140,25 +142,43 @@ guint priv_observer_add_view(PrivObserver *o, PrivTrust trust, const guint *memb
   return o->views->len - 1;
 }
 
-gboolean priv_observer_view_hear_sent(PrivObserver *o, guint view, const guint *nodes,
-                                      guint n_nodes, GError **error) {
+/* A node list for a view: increasing ids below @n, as a flag array (NULL
+ * and *@why set when it is not). */
+static gboolean *node_flags(const guint *nodes, guint n_nodes, guint n, const char **why) {
+  for (guint i = 0; i < n_nodes; i++)
+    if (nodes[i] >= n || (i > 0 && nodes[i] <= nodes[i - 1])) {
+      *why = "the nodes must be increasing node ids below the network size";
+      return NULL;
+    }
+  gboolean *flags = g_new0(gboolean, n);
+  for (guint i = 0; i < n_nodes; i++)
+    flags[nodes[i]] = TRUE;
+  return flags;
+}
+
+gboolean priv_observer_view_hear_sent(PrivObserver *o, guint view, const guint *senders,
+                                      guint n_senders, const guint *receivers, guint n_receivers,
+                                      GError **error) {
   g_return_val_if_fail(o != NULL, FALSE);
   View *v = view < o->views->len ? g_ptr_array_index(o->views, view) : NULL;
-  const char *why = v == NULL                       ? "no such view"
-                    : v->hears_sent != NULL         ? "the view hears a set of senders already"
-                    : n_nodes == 0 || nodes == NULL ? "no node to hear"
-                                                    : NULL;
-  for (guint i = 0; why == NULL && i < n_nodes; i++)
-    if (nodes[i] >= o->n || (i > 0 && nodes[i] <= nodes[i - 1]))
-      why = "the heard nodes must be increasing node ids below the network size";
+  const char *why = v == NULL                           ? "no such view"
+                    : v->hears_sent != NULL             ? "the view hears a set of senders already"
+                    : n_senders == 0 || senders == NULL ? "no sender to hear"
+                    : receivers != NULL && n_receivers == 0
+                        ? "no receiver (NULL receivers: any)"
+                        : NULL;
+  gboolean *from = why == NULL ? node_flags(senders, n_senders, o->n, &why) : NULL;
+  gboolean *to =
+      from != NULL && receivers != NULL ? node_flags(receivers, n_receivers, o->n, &why) : NULL;
   if (why != NULL) {
+    g_free(from);
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,
-                "observer view %u: cannot hear what %u nodes send: %s", view, n_nodes, why);
+                "observer view %u: cannot hear what %u nodes send to %s: %s", view, n_senders,
+                receivers != NULL ? "the nodes given" : "any node", why);
     return FALSE;
   }
-  v->hears_sent = g_new0(gboolean, o->n);
-  for (guint i = 0; i < n_nodes; i++)
-    v->hears_sent[nodes[i]] = TRUE;
+  v->hears_sent = from;
+  v->hears_sent_to = to;
   return TRUE;
 }
 
@@ -227,9 +247,11 @@ void priv_observer_observe(PrivObserver *o, const SimBusEvent *ev) {
                          ? ev->kind == SIM_BUS_MESSAGE_DELIVERED && ev->to < o->n &&
                                v->is_member[ev->to]
                          : ev->kind == SIM_BUS_MESSAGE_SENT;
-    /* A node heard through its state: what it sends, delivered or not. */
+    /* A heard sender: what it sends (to the heard receivers), delivered
+     * or not. */
     if (!wants && v->hears_sent != NULL)
-      wants = ev->kind == SIM_BUS_MESSAGE_SENT && ev->from < o->n && v->hears_sent[ev->from];
+      wants = ev->kind == SIM_BUS_MESSAGE_SENT && ev->from < o->n && v->hears_sent[ev->from] &&
+              (v->hears_sent_to == NULL || (ev->to < o->n && v->hears_sent_to[ev->to]));
     if (!wants)
       continue;
     if (id == G_MAXUINT) {

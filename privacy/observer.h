@@ -48,16 +48,18 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(PrivObserver, priv_observer_free)
 guint priv_observer_add_view(PrivObserver *obs, PrivTrust trust, const guint *members,
                              guint n_members, GError **error);
 /*
- * priv_observer_view_hear_sent: view @view also observes every message
- * @nodes send (each node sorted, distinct, below n), whatever its trust
- * model sees: the local path's shell heard through its own state
- * (docs/local-bounds.md), whose nodes are no members (they own no noise
- * the view knows by membership; the space knows theirs already,
- * sim_lin_space_keep_nodes). Call it before the run. Errors:
- * PRIV_ERROR_INVALID_ARGUMENT (no such view, a bad node, called twice).
+ * priv_observer_view_hear_sent: view @view also observes every message one
+ * of @senders sends to one of @receivers (NULL: to any node), delivered or
+ * not, whatever its trust model sees: on the local path's ball, what the
+ * shell sends beyond itself (docs/local-bounds.md), whose nodes are no
+ * members (they own no noise the view knows by membership; the space knows
+ * theirs already, sim_lin_space_keep_nodes). Node lists sorted, distinct,
+ * below n. Call it before the run. Errors: PRIV_ERROR_INVALID_ARGUMENT (no
+ * such view, no sender, an empty receiver list, a bad node, called twice).
  */
-gboolean priv_observer_view_hear_sent(PrivObserver *obs, guint view, const guint *nodes,
-                                      guint n_nodes, GError **error);
+gboolean priv_observer_view_hear_sent(PrivObserver *obs, guint view, const guint *senders,
+                                      guint n_senders, const guint *receivers, guint n_receivers,
+                                      GError **error);
 
 guint priv_observer_n_views(const PrivObserver *obs);
 /* Distinct rows view @view has seen (0 for an unknown view). */

@@ -103,21 +103,31 @@ PrivReport *proto_account_ball(ProtoAccountJob *j, guint a, const ProtoRunConfig
   GArray *shell = g_array_new(FALSE, FALSE, sizeof(guint));
   guint *dist = ball_hops(j->graph, ac->attackers, ac->n_attackers, j->radius, ball, shell);
   gboolean covered = shell->len == 0;
-  /* The view: the attackers, and the shell, which hears what the ball
-   * tells the outside (node order, as views take them). Under PNDP the
-   * shell is heard through its own state, what it sends: a function of
-   * what it receives, so never more (docs/local-bounds.md, "The shell
-   * heard through its own state"). LDP and SecLDP views see every message
-   * sent, the ball's to the shell included: there the shell are members. */
+  /* The view. Under PNDP: the attackers' receptions, and what the shell
+   * sends beyond itself, which is all the nodes beyond the shell receive:
+   * their messages are then known functions of the view (empty
+   * provenances), while the shell's keep theirs over the ball, its own
+   * randomness known (docs/local-bounds.md, "Why the bound is sound").
+   * LDP and SecLDP views see every message sent, the ball's to the shell
+   * included: there the shell are members. */
   gboolean by_state = ac->trust == PRIV_TRUST_PNDP && !covered;
-  guint n_members = 0, *members = g_new(guint, ac->n_attackers + shell->len);
-  for (guint u = 0; u < topo_graph_n_nodes(j->graph); u++)
+  guint n = topo_graph_n_nodes(j->graph), n_members = 0, n_beyond = 0;
+  guint *members = g_new(guint, ac->n_attackers + shell->len), *beyond = NULL;
+  for (guint u = 0; u < n; u++)
     if (dist[u] == 0 || (!by_state && dist[u] == j->radius + 1))
       members[n_members++] = u;
   ProtoObservedView view = {.trust = ac->trust, .members = members, .n_members = n_members};
   if (by_state) {
+    beyond = g_new(guint, n - ball->len - shell->len);
+    for (guint u = 0; u < n; u++)
+      if (dist[u] > j->radius + 1)
+        beyond[n_beyond++] = u;
+  }
+  if (n_beyond > 0) {
     view.hears_sent = (const guint *)(void *)shell->data;
     view.n_hears_sent = shell->len;
+    view.hears_sent_to = beyond;
+    view.n_hears_sent_to = n_beyond;
   }
   ProtoObserveOptions oo = {.views = &view, .n_views = 1, .T = j->T, .streaming = j->streaming};
   BallProgress bp = {j, a,
@@ -136,7 +146,7 @@ PrivReport *proto_account_ball(ProtoAccountJob *j, guint a, const ProtoRunConfig
   }
   PrivReport *report = NULL;
   PrivBlocks *blocks = NULL;
-  Guard guard = {.dist = dist, .n = topo_graph_n_nodes(j->graph), .radius = j->radius};
+  Guard guard = {.dist = dist, .n = n, .radius = j->radius};
   ProtoObservedRun *o = proto_observed_run_new(&rc, &oo, error);
   SimBus *bus = o != NULL ? sim_engine_bus(proto_run_engine(proto_observed_run_proto(o))) : NULL;
   guint sub = bus != NULL ? sim_bus_subscribe_kinds(bus, SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_SENT),
@@ -203,6 +213,7 @@ PrivReport *proto_account_ball(ProtoAccountJob *j, guint a, const ProtoRunConfig
     *info = local;
   priv_blocks_free(blocks);
   g_free(members);
+  g_free(beyond);
   g_free(dist);
   g_array_free(ball, TRUE);
   g_array_free(shell, TRUE);

@@ -5,17 +5,22 @@
  * protocol, mode and trust model the ball accounts.
  *
  * An attacker that knows less than the true one: it observes only what the
- * attackers themselves observe (the shell is no member), and the content of
- * every message a shell node sends is a fresh unknown (a nuisance variable,
- * sim_lin_space_nuisance_from): it depends on everything, the victims
- * included. The WHOLE graph is simulated again with the run's seed, links
- * and delivery record (the same as the upper bound's run: draws are keyed by
- * link and message), its provenance kept over the ball; the view's rows are
- * then Y = M g + M_z z + N phi exactly, and the nuisance is projected out
+ * attackers themselves observe, and the content of every message a node
+ * beyond the shell (hops R + 2, the outer layer) sends is a fresh unknown
+ * (a nuisance variable, sim_lin_space_nuisance_from): it depends on
+ * everything, the victims included. The WHOLE graph is simulated again with
+ * the run's seed, links and delivery record (the same as the upper bound's
+ * run: draws are keyed by link and message), its provenance kept over the
+ * ball and the shell (B_{R+1}: the shell's noise is noise, unknown to the
+ * attackers, as in the true run); the view's rows are then
+ * Y = M g + M_z z + N phi exactly, and the nuisance is projected out
  * (priv_knowledge_project_out): Q^T Y with Q^T N = 0 is a function of the
- * true view free of phi, so its information is below the exact one. Each
- * victim's mu_lower is priced with a primal point of the exact sensitivity
- * SDP (priv_sens2_lower), never with Thm 5.2.
+ * true view free of phi, so its information is below the exact one. With
+ * no outer layer (B_{R+1} holds every node connected to the attackers)
+ * there is no nuisance: the run is the attackers' true view, accounted by
+ * the run's own accountant, so mu_lower is the exact value. Each victim's
+ * mu_lower is priced with a primal point of the exact sensitivity SDP
+ * (priv_sens2_lower), never with Thm 5.2.
  */
 #define G_LOG_DOMAIN "dpg-protocols"
 
@@ -36,10 +41,11 @@ static void note(PrivLocalInfo *info, const char *fmt, ...) {
   va_end(ap);
 }
 
-/* The lower bound's one assumption about the run: nothing but the shell
- * sends into the ball (the graph's edges), so that every message entering
- * it carries a nuisance; a message from beyond the shell to a ball node
- * would be taken as known. The first one is kept to refuse the bound. */
+/* The lower bound's one assumption about the run: nothing but the outer
+ * layer sends into the ball and the shell (the graph's edges), so that
+ * every message entering them carries a nuisance; a message from beyond
+ * the outer layer to a kept node would be taken as known. The first one is
+ * kept to refuse the bound. */
 typedef struct {
   const guint *dist; /* n */
   guint n, radius;
@@ -160,30 +166,36 @@ static void on_fraction(double fraction, gpointer data) {
   g_free(what);
 }
 
-/* The lower bound's blocks over the ball's kept indices: the run with the
- * shell's messages as nuisance, observed by the attackers alone, the
- * nuisance projected out. NULL with @error. */
+/* The lower bound's blocks over @kept's indices (the ball and the shell):
+ * the run with the @outer layer's messages as nuisance, observed by the
+ * attackers alone, the nuisance projected out; with no outer layer, the
+ * attackers' true view by the job's accountant. @dist: hops up to the
+ * outer layer. NULL with @error. */
 static PrivBlocks *lower_blocks(ProtoAccountJob *j, guint a, const ProtoRunConfig *cfg,
-                                const guint *dist, const GArray *ball, const GArray *shell,
+                                const guint *dist, const GArray *kept, const GArray *outer,
                                 guint *rank, gint64 *simulated, PrivLocalInfo *info,
                                 GError **error) {
   const ProtoAccounting *ac = &j->acs[a];
+  gboolean nuisance = outer->len > 0;
   ProtoObservedView view = {
       .trust = ac->trust, .members = ac->attackers, .n_members = ac->n_attackers};
-  ProtoObserveOptions oo = {.views = &view, .n_views = 1, .T = j->T, .streaming = FALSE};
-  ProtoRunConfig rc = *cfg;
-  rc.kept = (const guint *)(void *)ball->data;
-  rc.n_kept = ball->len;
-  rc.nuisance_from = (const guint *)(void *)shell->data;
-  rc.n_nuisance_from = shell->len;
-  rc.heard = NULL; /* the shell is no colluder here: its messages are nuisance */
-  rc.n_heard = 0;
-  /* The dense accountant whatever the upper bound's (the streaming one's
-   * rebase would fold the nuisance into its states): the attackers' view
-   * alone is small under PNDP (their receptions), and its memory is
+  /* With nuisance, the dense accountant whatever the job's (the streaming
+   * one's rebase would fold the nuisance into its states): the attackers'
+   * view alone is small under PNDP (their receptions), and its memory is
    * checked before the run. Sparse rows. */
-  rc.storage = SIM_LIN_SPARSE;
-  Inflow inflow = {.dist = dist, .n = topo_graph_n_nodes(j->graph), .radius = j->radius};
+  ProtoObserveOptions oo = {
+      .views = &view, .n_views = 1, .T = j->T, .streaming = !nuisance && j->streaming};
+  ProtoRunConfig rc = *cfg;
+  rc.kept = (const guint *)(void *)kept->data;
+  rc.n_kept = kept->len;
+  rc.heard = NULL; /* nothing known is heard: the outer layer's messages are nuisance */
+  rc.n_heard = 0;
+  if (nuisance) {
+    rc.nuisance_from = (const guint *)(void *)outer->data;
+    rc.n_nuisance_from = outer->len;
+    rc.storage = SIM_LIN_SPARSE;
+  }
+  Inflow inflow = {.dist = dist, .n = topo_graph_n_nodes(j->graph), .radius = j->radius + 1};
   LowerProgress lp = {j, a};
   PrivBlocks *blocks = NULL;
   ProtoObservedRun *o = proto_observed_run_new(&rc, &oo, error);
@@ -193,8 +205,10 @@ static PrivBlocks *lower_blocks(ProtoAccountJob *j, guint a, const ProtoRunConfi
   SimBus *bus = sim_engine_bus(proto_run_engine(run));
   guint sub = sim_bus_subscribe_kinds(bus, SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_SENT), on_sent, &inflow,
                                       NULL, error);
-  Watch watch = {
-      .run = run, .space = proto_context_space(proto_run_context(run)), .budget = lower_budget()};
+  Watch watch = {.run = run,
+                 .space = proto_context_space(proto_run_context(run)),
+                 .budget = lower_budget(),
+                 .stopped = oo.streaming ? G_MAXUINT : 0}; /* rebased: no watch */
   guint sub_round = sub != 0 ? sim_bus_subscribe_kinds(bus,
                                                        SIM_BUS_KIND_BIT(SIM_BUS_ROUND) |
                                                            SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_SENT),
@@ -208,7 +222,7 @@ static PrivBlocks *lower_blocks(ProtoAccountJob *j, guint a, const ProtoRunConfi
     gint64 s0 = g_get_monotonic_time();
     gboolean ran = proto_observed_run_run(o, error);
     *simulated = g_get_monotonic_time() - s0;
-    if (!ran && watch.stopped && error != NULL && *error != NULL &&
+    if (!ran && watch.stopped && !oo.streaming && error != NULL && *error != NULL &&
         g_error_matches(*error, PROTO_ERROR, PROTO_ERROR_CANCELLED)) {
       /* Stopped for memory: the rows seen so far. */
       g_clear_error(error);
@@ -220,8 +234,9 @@ static PrivBlocks *lower_blocks(ProtoAccountJob *j, guint a, const ProtoRunConfi
     SimLinSpace *space = proto_context_space(proto_run_context(run));
     if (ran && inflow.broken) {
       g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
-                  "node %u, beyond the shell, sent a message to ball node %u", inflow.from,
-                  inflow.to);
+                  "node %u, beyond the shell's outer layer, sent a message to node %u, within "
+                  "%u hops",
+                  inflow.from, inflow.to, j->radius + 1);
       ran = FALSE;
     }
     if (ran && sim_lin_space_nuisance_failures(space) > 0) {
@@ -230,7 +245,9 @@ static PrivBlocks *lower_blocks(ProtoAccountJob *j, guint a, const ProtoRunConfi
                   sim_lin_space_nuisance_failures(space));
       ran = FALSE;
     }
-    PrivKnowledge *k = ran ? proto_observed_run_knowledge(o, 0, error) : NULL;
+    if (ran && oo.streaming)
+      blocks = proto_observed_run_blocks(o, 0, error);
+    PrivKnowledge *k = ran && !oo.streaming ? proto_observed_run_knowledge(o, 0, error) : NULL;
     PrivKnowledge *kp = k != NULL ? priv_knowledge_project_out(
                                         k, is_nuisance, sim_lin_space_noise(space), 0, rank, error)
                                   : NULL;
@@ -249,7 +266,7 @@ static PrivBlocks *lower_blocks(ProtoAccountJob *j, guint a, const ProtoRunConfi
 }
 
 /* mu_lower of every victim of @report from @blocks (kept indices through
- * @pos: graph node -> index in the ball), never above the victim's mu
+ * @pos: graph node -> index in the blocks), never above the victim's mu
  * (both enclose the exact value: the min only removes rounding). */
 static gboolean price(const PrivBlocks *blocks, const guint *pos, PrivReport *report,
                       GError **error) {
@@ -287,22 +304,38 @@ gint64 proto_account_ball_lower(ProtoAccountJob *j, guint a, const ProtoRunConfi
   for (guint i = 0; i < report->n_victims; i++)
     report->victims[i].mu_lower = 0.0;
   guint n = topo_graph_n_nodes(j->graph), *pos = g_new(guint, n);
-  for (guint i = 0; i < ball->len; i++)
-    pos[g_array_index(ball, guint, i)] = i;
   GError *err = NULL;
   PrivBlocks *lower = NULL;
   guint rank = 0;
   if (shell->len == 0) {
     /* The ball covers the graph: the upper bound's blocks are the exact
      * ones (nothing cut), priced from below. */
+    for (guint i = 0; i < ball->len; i++)
+      pos[g_array_index(ball, guint, i)] = i;
     if (!price(upper, pos, report, &err))
       note(info, "%s", err->message);
-  } else if ((lower = lower_blocks(j, a, cfg, dist, ball, shell, &rank, &simulated, info, &err)) ==
-                 NULL ||
-             !price(lower, pos, report, &err)) {
-    note(info, "not computed: %s", err->message);
-    for (guint i = 0; i < report->n_victims; i++)
-      report->victims[i].mu_lower = 0.0;
+  } else {
+    /* The ball and the shell kept, the outer layer's messages nuisance. */
+    const ProtoAccounting *ac = &j->acs[a];
+    guint *hops = topo_graph_hops(j->graph, ac->attackers, ac->n_attackers, j->radius + 2);
+    GArray *kept = g_array_new(FALSE, FALSE, sizeof(guint));
+    GArray *outer = g_array_new(FALSE, FALSE, sizeof(guint));
+    for (guint u = 0; u < n; u++)
+      if (hops[u] <= j->radius + 1) {
+        pos[u] = kept->len;
+        g_array_append_val(kept, u);
+      } else if (hops[u] == j->radius + 2)
+        g_array_append_val(outer, u);
+    if ((lower = lower_blocks(j, a, cfg, hops, kept, outer, &rank, &simulated, info, &err)) ==
+            NULL ||
+        !price(lower, pos, report, &err)) {
+      note(info, "not computed: %s", err->message);
+      for (guint i = 0; i < report->n_victims; i++)
+        report->victims[i].mu_lower = 0.0;
+    }
+    g_array_free(kept, TRUE);
+    g_array_free(outer, TRUE);
+    g_free(hops);
   }
   g_clear_error(&err);
   priv_blocks_free(lower);

@@ -307,8 +307,8 @@ typedef struct {
   const guint *kept;
   guint n_kept;
   /* Nullable, borrowed: of the known nodes, those whose messages keep their
-   * provenance (sim_lin_space_hear_nodes: the ball's shell heard through
-   * its state; increasing ids, none kept). Only with @kept. */
+   * provenance (sim_lin_space_hear_nodes: the ball's shell; increasing
+   * ids, none kept). Only with @kept. */
   const guint *heard;
   guint n_heard;
   /* Nullable, borrowed, with @kept: the messages these nodes (not kept)
@@ -1262,10 +1262,13 @@ typedef struct {
   PrivTrust trust;
   const guint *members;
   guint n_members;
-  /* Nullable: nodes whose every sent message the view observes too
-   * (priv_observer_view_hear_sent; sorted, distinct). */
+  /* Nullable: nodes whose sent messages the view observes too, those to
+   * hears_sent_to's nodes (NULL: to any node; priv_observer_view_hear_sent;
+   * both sorted, distinct). */
   const guint *hears_sent;
   guint n_hears_sent;
+  const guint *hears_sent_to;
+  guint n_hears_sent_to;
 } ProtoObservedView;
 
 /* The observation of a run: the views and the accountant. */

@@ -127,12 +127,14 @@ gboolean sim_lin_space_keep_nodes(SimLinSpace *space, const guint *keep, guint n
 /**
  * sim_lin_space_hear_nodes: of the known nodes (not kept by
  * sim_lin_space_keep_nodes), @heard's messages keep their provenance: the
- * ball's shell heard through its own state (docs/local-bounds.md, "The
- * shell heard through its own state"). Such a node's gradients and noise
- * still add nothing (they are known); what it received from the kept nodes
- * stays in its model and so in what it sends, and a known node that is not
- * heard still sends an empty provenance (its message is a known function
- * of its randomness and of the heard nodes' messages).
+ * ball's shell (docs/local-bounds.md, "The observer path's ball"). Such a
+ * node's gradients and noise still add nothing (they are known); what it
+ * received from the kept nodes stays in its model and so in what it sends,
+ * and a known node that is not heard still sends an empty provenance (its
+ * message is a known function of its randomness and of what it received,
+ * the heard nodes' messages to it among them: the view must observe those,
+ * priv_observer_view_hear_sent, for the empty provenance to be a row
+ * operation on the observations).
  * @heard: @n_heard >= 1 node ids, increasing, none of them kept.
  * Errors: SIM_ERROR_INVALID_ARGUMENT for a bad list, a space that keeps
  * every node or hears a set already, or one with linvecs already. O(n).
