@@ -164,12 +164,11 @@ gboolean priv_observer_view_hear_sent(PrivObserver *o, guint view, const guint *
   const char *why = v == NULL                           ? "no such view"
                     : v->hears_sent != NULL             ? "the view hears a set of senders already"
                     : n_senders == 0 || senders == NULL ? "no sender to hear"
-                    : receivers != NULL && n_receivers == 0
-                        ? "no receiver (NULL receivers: any)"
-                        : NULL;
+                    : receivers != NULL && n_receivers == 0 ? "no receiver (NULL receivers: any)"
+                                                            : NULL;
   gboolean *from = why == NULL ? node_flags(senders, n_senders, o->n, &why) : NULL;
-  gboolean *to =
-      from != NULL && receivers != NULL ? node_flags(receivers, n_receivers, o->n, &why) : NULL;
+  gboolean *to = from != NULL && receivers != NULL ? node_flags(receivers, n_receivers, o->n, &why)
+                                                   : NULL;
   if (why != NULL) {
     g_free(from);
     g_set_error(error, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT,

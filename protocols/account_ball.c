@@ -10,10 +10,12 @@
  * degrees, Zip-DL's noise spans its whole neighbourhood, a plugin may read
  * anything of the topology, and an asynchronous run's deliveries are the
  * whole run's), its provenance kept over the ball only
- * (sim_lin_space_keep_nodes: every node beyond the ball colludes, its
- * gradients, noise and messages known), and observed by one view, A and
- * the shell under the accounting's trust model. Its blocks are the ball's
- * |B_R| T gradient columns, the local bound of each victim in the ball.
+ * (sim_lin_space_keep_nodes: the randomness of every node beyond the ball
+ * known, the messages of the nodes beyond the shell too), and observed by
+ * one view: under PNDP, A's receptions and what the shell sends beyond
+ * itself; under LDP and SecLDP, A and the shell as members. Its blocks are
+ * the ball's |B_R| T gradient columns, the local bound of each victim in
+ * the ball.
  */
 #define G_LOG_DOMAIN "dpg-protocols"
 

@@ -68,8 +68,8 @@ ProtoObservedRun *proto_observed_run_new(const ProtoRunConfig *cfg, const ProtoO
     guint id = priv_observer_add_view(o->obs, v->trust, v->members, v->n_members, error);
     if (id == G_MAXUINT ||
         (v->hears_sent != NULL &&
-         !priv_observer_view_hear_sent(o->obs, id, v->hears_sent, v->n_hears_sent,
-                                       v->hears_sent_to, v->n_hears_sent_to, error)))
+         !priv_observer_view_hear_sent(o->obs, id, v->hears_sent, v->n_hears_sent, v->hears_sent_to,
+                                       v->n_hears_sent_to, error)))
       goto fail;
   }
   PrivStreamOptions so = {.T = obs->T,

@@ -2,30 +2,30 @@
  * tests/protocols/test_account_ball.c: --path local on the observer path's
  * ball (protocols/account_ball.c; docs/local-bounds.md, "The observer
  * path's ball"): the whole run simulated, its provenance kept over the
- * ball (sim_lin_space_keep_nodes), the attackers and the shell observing.
+ * ball (sim_lin_space_keep_nodes), observed by the attackers and, under
+ * PNDP, by what the shell sends beyond itself.
  *
  * - Zip-DL (PNDP, SecLDP, LDP; one attacker and a pair; b = 1 and 2; sync,
  *   deadline and stale modes; 16 to 200 nodes) and DECOR's secrets alone:
  *   the local interval [mu_lower, mu] of every victim holds the observer
  *   path's exact value on the whole graph at every radius, and both ends
- *   equal it once the ball covers the graph; mu_lower > 0 for the
- *   attackers' neighbours (account_ball_lower.c: the shell's messages as
- *   nuisance, projected out). Taking the round-0 message of one shell node
- *   as known puts a mu_lower above the exact value (pndp-ring, deadline),
- *   and so does taking the ball-shell secrets as known (decor/pndp).
+ *   equal it once the ball covers the graph; mu_lower equals it already
+ *   when the ball and its shell do (account_ball_lower.c: the shell kept,
+ *   no outer layer to project out), and is > 0 for the attackers'
+ *   neighbours at every radius (the outer layer's messages as nuisance,
+ *   projected out).
  * - D-SGD, a second method: the ball on the observer path equals the
  *   structured local path at every radius under SecLDP. Under PNDP the
- *   ball hears every shell node through its state (what it sends), the
- *   structured path only those its cost rule gives a relay: the ball lies
- *   between the exact value and the structured one, and equals it where
- *   every shell node hearing several ball nodes has a relay (one hearing a
- *   single ball node tells the same either way). Under LDP the ball lies
+ *   ball hears only what the shell sends beyond itself, the structured path
+ *   the shell's states or receptions: the ball lies between the exact value
+ *   and the structured one, strictly below it for some victims. Under LDP
+ *   the ball lies
  *   between the exact value and the structured one (the structured ball
  *   gives the attackers their own noise too, docs/local-bounds.md).
  * - A time-varying schedule within the graph's edges (matching).
  * - The refusals: a run whose ball node sends beyond the shell (a
  *   protocol or a schedule off the graph's edges); the lower bound's, a
- *   node beyond the shell sending into the ball (mu_lower 0, the reason in
+ *   node beyond the outer layer sending into the ball (mu_lower 0, the reason in
  *   the ball's note, the upper bound kept); its run stopped early for
  *   memory (mu_lower from the attackers' first rounds, still below exact).
  * - --tightness on these balls, its stop for time and its estimate.
@@ -153,11 +153,20 @@ static void check_against_observer(gconstpointer data) {
   gboolean covered = FALSE;
   guint checked = 0, near = 0;
   gboolean pairs = g_str_has_prefix(c->protocol, "gossip-pairs");
+  guint shell_last = 0; /* radii whose shell is the last layer */
   for (gint radius = 1; !covered; radius++) {
     ProtoAccountJob *l = job(c, g, "local", radius, PROTO_ACCOUNT_OBSERVER);
     g_assert_cmpstr(l->acs[0].local.lower_note, ==, "");
     const ProtoAccounting *ac = &l->acs[0];
     covered = ac->local.covered;
+    /* Nothing beyond the shell: the lower bound's run is the attackers'
+     * true view. */
+    guint *hops = topo_graph_hops(g, ac->attackers, ac->n_attackers, n);
+    gboolean last = TRUE; /* (G_MAXUINT: not connected to the attackers) */
+    for (guint u = 0; u < n; u++)
+      last = last && (hops[u] <= (guint)radius + 1 || hops[u] == G_MAXUINT);
+    g_free(hops);
+    shell_last += last && !covered;
     g_assert_cmpuint(ac->local.radius, ==, (guint)radius);
     g_assert_cmpuint(ac->report->n_victims, ==, ac->local.ball - ac->n_attackers);
     for (guint i = 0; i < ac->report->n_victims; i++) {
@@ -170,7 +179,10 @@ static void check_against_observer(gconstpointer data) {
         assert_lower_equal(v->mu_lower, exact[v->node], terms);
       } else {
         assert_geq(v->mu, exact[v->node], terms);
-        assert_geq(exact[v->node], v->mu_lower, terms);
+        if (last)
+          assert_lower_equal(v->mu_lower, exact[v->node], terms);
+        else
+          assert_geq(exact[v->node], v->mu_lower, terms);
       }
       g_assert_cmpfloat(v->mu_lower, <=, v->mu);
       /* and the lower bound is useful next to the attackers: a
@@ -188,6 +200,7 @@ static void check_against_observer(gconstpointer data) {
   }
   g_assert_cmpuint(checked, >, 0);
   g_assert_cmpuint(near, >, 0);
+  g_assert_cmpuint(shell_last, ==, 1);
   g_free(exact);
   proto_account_job_free(x);
   topo_graph_free(g);
@@ -233,10 +246,10 @@ static void check_against_structured(gconstpointer data) {
         assert_geq(mine, exact[v->node], terms);
         assert_geq(w->mu, mine, terms);
       } else if (g_str_equal(c->trust, "pndp") && !covered) {
-        /* PNDP: this ball hears every shell node through what it sends;
-         * the structured ball hears the shell nodes its cost rule gives
-         * no relay through what they receive, the others through their
-         * rows of W: never less. */
+        /* PNDP: this ball hears what the shell sends beyond itself; the
+         * structured ball hears the shell nodes its cost rule gives no
+         * relay through what they receive, the others through their rows
+         * of W: never less. */
         assert_geq(mine, exact[v->node], terms);
         assert_geq(w->mu, mine, terms);
         tighter += w->mu * w->mu - mine * mine > tol2(w->mu * w->mu, terms);
@@ -250,7 +263,8 @@ static void check_against_structured(gconstpointer data) {
     proto_account_job_free(s);
   }
   /* SecLDP: some victims are compared for equality short of the covered
-   * ball; PNDP: hearing the shell's states is strictly tighter for some. */
+   * ball; PNDP: hearing only what the shell sends beyond itself is
+   * strictly tighter for some. */
   g_assert_cmpuint(equal, >, 0);
   if (g_str_equal(c->trust, "pndp"))
     g_assert_cmpuint(tighter, >, 0);
@@ -407,9 +421,9 @@ static const ProtoVTable far_vtable = {
 };
 
 /* D-SGD where node n / 2 also tells its model to node 0, from beyond the
- * shell of attacker 0 at radius 1 on a ring: the upper bound holds (the
- * message leaves no ball node), the lower bound's assumption (only the
- * shell sends into the ball) does not. */
+ * outer layer of attacker 0 at radius 1 on a ring: the upper bound holds
+ * (the message leaves no ball node), the lower bound's assumption (only
+ * the outer layer sends into the ball and the shell) does not. */
 static gboolean far_in_step(ProtoNode *node, guint t, GError **error) {
   ProtoContext *ctx = proto_node_context(node);
   SimLinvec *model = proto_node_model(node);
@@ -451,7 +465,8 @@ static void test_lower_refused(void) {
   g_assert_no_error(e);
   const ProtoAccounting *ac = &j->acs[0];
   g_assert_cmpstr(ac->local.lower_note, ==,
-                  "not computed: node 6, beyond the shell, sent a message to ball node 0");
+                  "not computed: node 6, beyond the shell's outer layer, sent a message to "
+                  "node 0, within 2 hops");
   g_assert_cmpuint(ac->report->n_victims, ==, 2);
   for (guint i = 0; i < ac->report->n_victims; i++) {
     g_assert_cmpfloat(ac->report->victims[i].mu_lower, ==, 0.0);
