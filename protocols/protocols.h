@@ -283,7 +283,7 @@ typedef struct {
 
   /* Optional learning task: without @dataset (or @external) the run is
    * accounting-only (d = 0). */
-  const char *dataset; /* learn_data_load spec */
+  const char *dataset;   /* learn_data_load spec */
   /* Or a task whose data and model the caller holds (borrowed, must
    * outlive the run; @dataset and @model must then be NULL). */
   const struct ProtoExternalTask *external;
@@ -469,9 +469,9 @@ double proto_run_mean_test_loss(const ProtoRun *run, guint step);
 
 /** What a run evaluates (ProtoRunConfig.eval_nodes and eval_rows resolved). */
 typedef struct {
-  guint nodes; /* nodes evaluated, of n_nodes */
+  guint nodes;      /* nodes evaluated, of n_nodes */
   guint n_nodes;
-  gsize rows; /* test rows each is evaluated on, of n_rows */
+  gsize rows;       /* test rows each is evaluated on, of n_rows */
   gsize n_rows;
   gboolean sampled; /* fewer nodes or rows than all: drawn from @seed */
   guint64 seed;     /* the run's seed */
@@ -911,8 +911,8 @@ gboolean proto_account_parse_trusts(const char *spec, GArray *out, GError **erro
 typedef struct {
   guint from, to;                    /* the directed link from -> to (ids, once planned) */
   const char *from_label, *to_label; /* as given: node labels (interned) */
-  gboolean down;                     /* SPEC "down": every message on it is dropped */
-  SimLatency latency;                /* otherwise: its latency model */
+  gboolean down;      /* SPEC "down": every message on it is dropped */
+  SimLatency latency; /* otherwise: its latency model */
 } ProtoAccountLink;
 
 /**
@@ -1391,9 +1391,9 @@ typedef struct {
  * proto_account_request_init sets the defaults noted.
  */
 typedef struct {
-  const char *protocol;  /* registry spec; NULL: "dsgd" */
-  const char *label;     /* how reports name it; NULL: the spec */
-  gint rounds, interval; /* T (required, > 0) and b (divides T; default 1) */
+  const char *protocol;         /* registry spec; NULL: "dsgd" */
+  const char *label;            /* how reports name it; NULL: the spec */
+  gint rounds, interval;        /* T (required, > 0) and b (divides T; default 1) */
   /* The run's batches when they are not b: MF-D-SGD calibrates its noise
    * for (T/batches, batches)-participation (a training run accounted at
    * another participation interval); 0: b. */
@@ -1414,18 +1414,18 @@ typedef struct {
   guint n_sets;
   const char *sensitivity;          /* auto (NULL), bound or exact */
   double sigma, clip, alpha, delta; /* defaults 1, 1, 2, 1e-6 */
-  const char *compare;              /* NULL or "muffliato" */
-  TopoGossipKind gossip;            /* default uniform */
-  const char *schedule;             /* NULL or "static": static */
+  const char *compare;          /* NULL or "muffliato" */
+  TopoGossipKind gossip;        /* default uniform */
+  const char *schedule;         /* NULL or "static": static */
   /* Nullable: @schedule as the caller built it (topo_schedule_new) on the
    * graph the job is planned on, with @gossip and @seed (a training run's
    * own, which its accounting then describes by construction); borrowed,
    * must outlive the job. A schedule is a pure function of those and the
    * round, so the job reads it rather than building a copy. */
   TopoSchedule *built_schedule;
-  const char *seed; /* decimal; NULL: 0 */
-  const char *path; /* auto (NULL), structured, observer or local */
-  gint radius;      /* path local: hops (>= 1); -1: not given */
+  const char *seed;             /* decimal; NULL: 0 */
+  const char *path;             /* auto (NULL), structured, observer or local */
+  gint radius;                  /* path local: hops (>= 1); -1: not given */
   /* path local without a radius: grow the radius from 1 until every
    * victim's mu / mu_lower <= tightness (>= 1; the caller's loop, see
    * ProtoAccountJob.tightness); 0: not given. */
@@ -1482,8 +1482,8 @@ typedef struct {
  * fields are read-only for callers; the job owns every pointer but @graph.
  */
 typedef struct {
-  char *protocol; /* the registry spec simulated */
-  char *label;    /* how reports name the protocol */
+  char *protocol;       /* the registry spec simulated */
+  char *label;          /* how reports name the protocol */
   ProtoAccountProtocol proto;
   guint T, b;
   guint run_b; /* the b MF-D-SGD's noise is calibrated for (the request's batches, or b) */
@@ -1495,13 +1495,13 @@ typedef struct {
   gboolean compare_muffliato;
   TopoGossipKind gossip;
   SpecAttackers sets;
-  char **set_names;   /* the request's named sets' names (NULL-terminated), else NULL */
-  GArray *trusts;     /* PrivTrust, distinct, in the order given */
-  GArray *links;      /* ProtoAccountLink */
-  char **link_specs;  /* as given (NULL-terminated, possibly empty) */
-  gboolean path_auto; /* auto: the plan decides */
+  char **set_names;     /* the request's named sets' names (NULL-terminated), else NULL */
+  GArray *trusts;       /* PrivTrust, distinct, in the order given */
+  GArray *links;        /* ProtoAccountLink */
+  char **link_specs;    /* as given (NULL-terminated, possibly empty) */
+  gboolean path_auto;   /* auto: the plan decides */
   ProtoAccountPath path;
-  guint radius; /* path local (the structured path's certified bounds), else 0 */
+  guint radius;         /* path local (the structured path's certified bounds), else 0 */
   /* --tightness: the target mu / mu_lower (0: none; radius then starts at
    * 1 and the caller re-executes with larger radii), whether the reports
    * held meet it, and why the caller stopped short (owned; NULL: met). */
@@ -1510,13 +1510,13 @@ typedef struct {
   char *tightness_stop;
   ProtoMode mode;
   char *mode_spec, *latency_spec, *loss_spec; /* as given, NULL: not */
-  double loss;                                /* the loss probability */
-  double lr;                                  /* the simulated run's eta (0.1 unless given) */
+  double loss;          /* the loss probability */
+  double lr;            /* the simulated run's eta (0.1 unless given) */
   gboolean run_options; /* latency, lr or storage given: only a simulation reads them */
   SimLinStorage storage;
   gboolean streaming;
   guint64 seed;
-  char *schedule_spec; /* NULL: static */
+  char *schedule_spec;  /* NULL: static */
   guint threads;
   gboolean no_epsilon;
   ProtoAccountProgressFunc progress;
@@ -1530,17 +1530,17 @@ typedef struct {
   TopoSchedule *schedule; /* NULL: static */
   const char *path_reason;
   gboolean trust_major;
-  gboolean every_node;  /* one accounting per trust model, every node a victim */
+  gboolean every_node; /* one accounting per trust model, every node a victim */
   ProtoAccounting *acs; /* every attacker set under every trust model, set-major unless
                          * trust_major */
   guint n_acs;
   /* After execution on the observer path. */
   ProtoRunStats stats;
-  guint at;               /* the accounting executing; after an error, the one that failed */
+  guint at; /* the accounting executing; after an error, the one that failed */
   double ldp_cap;         /* the LDP cap of PNDP and SecLDP values, NaN: none */
   gboolean ldp_cap_known; /* ldp_cap computed */
   /* Private to the request. */
-  const double *C_given;        /* the request's C_local (borrowed) */
+  const double *C_given; /* the request's C_local (borrowed) */
   TopoSchedule *schedule_given; /* the request's built_schedule (borrowed) */
   double *C_local;
   MfCSet cset;                 /* C=FILE a C-set of several classes (structured path), else empty */
