@@ -212,13 +212,13 @@ struct ProtoContext {
 
   /* Evaluation. */
   guint n_evals;
-  guint *eval_steps;                       /* n_evals steps, increasing, the last is T */
+  guint *eval_steps;    /* n_evals steps, increasing, the last is T */
   guint eval_nodes_asked, eval_rows_asked; /* ProtoRunConfig's */
   guint64 eval_seed;                       /* the stream the samples are drawn from */
-  guint n_eval;                            /* nodes evaluated */
-  guint *eval_slot; /* per node: its index among the evaluated, G_MAXUINT if none;
+  guint n_eval;         /* nodes evaluated */
+  guint *eval_slot;     /* per node: its index among the evaluated, G_MAXUINT if none;
                          * NULL: every node, in order */
-  gsize *test_rows; /* the test rows used, increasing; NULL: every row */
+  gsize *test_rows;     /* the test rows used, increasing; NULL: every row */
   gsize n_test_rows;
   ProtoMetric *metrics; /* n_evals x n_eval, row (e, i) = e * n_eval + i */
   GThreadPool *pool;
@@ -338,7 +338,8 @@ gboolean proto_c_check_memory(const ProtoCRecipe *r, guint n, GError **error);
 /* proto_c_sketch: proto_sketch_gram of @r's gossip (its schedule, or a
  * static one on its graph) with @r's probes and seed; errors prefixed
  * "C=SPEC,probes=K: " (account_plan.c). */
-gboolean proto_c_sketch(const ProtoCRecipe *r, double **H, MfGramSpectral **form, GError **error);
+gboolean proto_c_sketch(const ProtoCRecipe *r, double **H, MfGramSpectral **form,
+                        GError **error);
 /* The BLT strategy of r->buffers buffers fitted to the recipe's static
  * reversible gossip (mf_mafalda_blt), or with r->probes to its sketch's
  * Frobenius form (any static W): @theta, @w (r->buffers each, out).
@@ -377,7 +378,8 @@ guint proto_cmatrix_bandwidth(const double *M, guint T);
  * gradient columns.
  */
 PrivReport *proto_account_ball(ProtoAccountJob *j, guint a, const ProtoRunConfig *cfg,
-                               const PrivAccountOptions *opt, PrivLocalInfo *info, GError **error);
+                               const PrivAccountOptions *opt, PrivLocalInfo *info,
+                               GError **error);
 /*
  * proto_account_ball_lower: the certified lower bound of proto_account_ball
  * (account_ball_lower.c; docs/local-bounds.md, "The observer path's ball:
@@ -385,14 +387,13 @@ PrivReport *proto_account_ball(ProtoAccountJob *j, guint a, const ProtoRunConfig
  * graph node id), mu_lower <= exact. Covering the graph (@shell empty), the
  * @upper blocks (the exact ones, ball indices) priced from below; else a
  * second run of @cfg's whole graph, its provenance kept over the ball and
- * the shell, observed by the attackers alone: with nodes at @radius + 2
+ * the shell, observed by the attackers alone: with nodes at radius + 2
  * (the outer layer), their messages as nuisance, projected out, the dense
  * accountant whatever j->streaming says; with none, the attackers' true
  * view by the job's accountant (the exact value). Never fails: where it
  * cannot be computed (memory, a message from beyond the outer layer into
  * the ball or the shell), every mu_lower is 0 and @info->lower_note says
- * why. Returns the microseconds
- * of wall time its run's simulation took (0: none), which --tightness's
+ * why. Returns the microseconds of wall time its run's simulation took (0: none), which --tightness's
  * estimate does not grow with the radius.
  * Complexity: the whole run's simulation, then O(m p min(m, p) + m c
  * min(m, p)) for m observed messages, p outer messages among them and c
@@ -401,7 +402,8 @@ PrivReport *proto_account_ball(ProtoAccountJob *j, guint a, const ProtoRunConfig
  */
 gint64 proto_account_ball_lower(ProtoAccountJob *j, guint a, const ProtoRunConfig *cfg,
                                 const guint *dist, const GArray *ball, const GArray *shell,
-                                const PrivBlocks *upper, PrivReport *report, PrivLocalInfo *info);
+                                const PrivBlocks *upper, PrivReport *report,
+                                PrivLocalInfo *info);
 /* The job's link overrides on @engine ("--link FROM:TO: ..." errors). */
 gboolean proto_account_job_set_links(const ProtoAccountJob *j, SimEngine *engine, GError **error);
 
