@@ -166,15 +166,16 @@ static void on_fraction(double fraction, gpointer data) {
   g_free(what);
 }
 
-/* The lower bound's blocks over @kept's indices (the ball and the shell):
- * the run with the @outer layer's messages as nuisance, observed by the
- * attackers alone, the nuisance projected out; with no outer layer, the
- * attackers' true view by the job's accountant. @dist: hops up to the
- * outer layer. NULL with @error. */
+/* The lower bound's blocks over @kept's indices (the nodes within @level
+ * hops): the run with the @outer layer's messages (hops @level + 1) as
+ * nuisance, observed by the attackers alone, the nuisance projected out;
+ * with no outer layer, the attackers' true view by the job's accountant.
+ * @dist: hops up to the outer layer. Adds its simulation's wall time to
+ * @simulated. NULL with @error. */
 static PrivBlocks *lower_blocks(ProtoAccountJob *j, guint a, const ProtoRunConfig *cfg,
-                                const guint *dist, const GArray *kept, const GArray *outer,
-                                guint *rank, gint64 *simulated, PrivLocalInfo *info,
-                                GError **error) {
+                                const guint *dist, guint level, const GArray *kept,
+                                const GArray *outer, guint *rank, gint64 *simulated,
+                                PrivLocalInfo *info, GError **error) {
   const ProtoAccounting *ac = &j->acs[a];
   gboolean nuisance = outer->len > 0;
   ProtoObservedView view = {
@@ -195,7 +196,7 @@ static PrivBlocks *lower_blocks(ProtoAccountJob *j, guint a, const ProtoRunConfi
     rc.n_nuisance_from = outer->len;
     rc.storage = SIM_LIN_SPARSE;
   }
-  Inflow inflow = {.dist = dist, .n = topo_graph_n_nodes(j->graph), .radius = j->radius + 1};
+  Inflow inflow = {.dist = dist, .n = topo_graph_n_nodes(j->graph), .radius = level};
   LowerProgress lp = {j, a};
   PrivBlocks *blocks = NULL;
   ProtoObservedRun *o = proto_observed_run_new(&rc, &oo, error);
@@ -221,7 +222,7 @@ static PrivBlocks *lower_blocks(ProtoAccountJob *j, guint a, const ProtoRunConfi
       j->on_run(run, TRUE, j->on_run_data);
     gint64 s0 = g_get_monotonic_time();
     gboolean ran = proto_observed_run_run(o, error);
-    *simulated = g_get_monotonic_time() - s0;
+    *simulated += g_get_monotonic_time() - s0;
     if (!ran && watch.stopped && !oo.streaming && error != NULL && *error != NULL &&
         g_error_matches(*error, PROTO_ERROR, PROTO_ERROR_CANCELLED)) {
       /* Stopped for memory: the rows seen so far. */
@@ -234,9 +235,9 @@ static PrivBlocks *lower_blocks(ProtoAccountJob *j, guint a, const ProtoRunConfi
     SimLinSpace *space = proto_context_space(proto_run_context(run));
     if (ran && inflow.broken) {
       g_set_error(error, PROTO_ERROR, PROTO_ERROR_INVALID_ARGUMENT,
-                  "node %u, beyond the shell's outer layer, sent a message to node %u, within "
-                  "%u hops",
-                  inflow.from, inflow.to, j->radius + 1);
+                  "node %u (more than %u hops from the attackers) sent a message to node %u "
+                  "(at most %u from them)",
+                  inflow.from, level + 1, inflow.to, level);
       ran = FALSE;
     }
     if (ran && sim_lin_space_nuisance_failures(space) > 0) {
@@ -315,20 +316,29 @@ gint64 proto_account_ball_lower(ProtoAccountJob *j, guint a, const ProtoRunConfi
     if (!price(upper, pos, report, &err))
       note(info, "%s", err->message);
   } else {
-    /* The ball and the shell kept, the outer layer's messages nuisance. */
+    /* The ball and the shell kept, the outer layer's messages nuisance;
+     * where that run cannot be had (its memory, checked before it starts,
+     * or a message from beyond its outer layer), the ball alone, the
+     * shell's messages nuisance: a coarser bound, a smaller run. */
     const ProtoAccounting *ac = &j->acs[a];
     guint *hops = topo_graph_hops(j->graph, ac->attackers, ac->n_attackers, j->radius + 2);
     GArray *kept = g_array_new(FALSE, FALSE, sizeof(guint));
     GArray *outer = g_array_new(FALSE, FALSE, sizeof(guint));
-    for (guint u = 0; u < n; u++)
-      if (hops[u] <= j->radius + 1) {
-        pos[u] = kept->len;
-        g_array_append_val(kept, u);
-      } else if (hops[u] == j->radius + 2)
-        g_array_append_val(outer, u);
-    if ((lower = lower_blocks(j, a, cfg, hops, kept, outer, &rank, &simulated, info, &err)) ==
-            NULL ||
-        !price(lower, pos, report, &err)) {
+    for (guint coarser = 0; lower == NULL && coarser < 2; coarser++) {
+      guint level = j->radius + 1 - coarser;
+      g_clear_error(&err);
+      info->lower_rounds = 0;
+      g_array_set_size(kept, 0);
+      g_array_set_size(outer, 0);
+      for (guint u = 0; u < n; u++)
+        if (hops[u] <= level) {
+          pos[u] = kept->len;
+          g_array_append_val(kept, u);
+        } else if (hops[u] == level + 1)
+          g_array_append_val(outer, u);
+      lower = lower_blocks(j, a, cfg, hops, level, kept, outer, &rank, &simulated, info, &err);
+    }
+    if (lower == NULL || !price(lower, pos, report, &err)) {
       note(info, "not computed: %s", err->message);
       for (guint i = 0; i < report->n_victims; i++)
         report->victims[i].mu_lower = 0.0;

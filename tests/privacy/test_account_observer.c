@@ -286,10 +286,77 @@ static void test_views_and_replay(void) {
   sim_noise_registry_unref(reg);
 }
 
+/* priv_observer_view_hear_sent: a PNDP view hears what its senders send
+ * to its receivers (delivered or not), nothing else of theirs; its
+ * argument checks. */
+static void test_hear_sent(void) {
+  GError *err = NULL;
+  SimNoiseRegistry *reg = sim_noise_registry_new(4, &err);
+  SimLinSpace *space = sim_lin_space_new(reg, 0, SIM_LIN_SPARSE, 0, &err);
+  PrivObserver *obs = priv_observer_new(space, &err);
+  g_assert_no_error(err);
+  const guint zero[] = {0}, two[] = {2}, three[] = {3}, bad[] = {3, 1}, far[] = {4};
+  g_assert_cmpuint(priv_observer_add_view(obs, PRIV_TRUST_PNDP, zero, 1, &err), ==, 0);
+  struct {
+    guint view;
+    const guint *senders, *receivers;
+    guint n_senders, n_receivers;
+    const char *why;
+  } refused[] = {
+      {1, two, three, 1, 1, "no such view"},
+      {0, two, three, 0, 1, "no sender to hear"},
+      {0, two, three, 1, 0, "no receiver (NULL receivers: any)"},
+      {0, bad, three, 2, 1, "the nodes must be increasing node ids below the network size"},
+      {0, two, far, 1, 1, "the nodes must be increasing node ids below the network size"},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(refused); i++) {
+    g_assert_false(priv_observer_view_hear_sent(obs, refused[i].view, refused[i].senders,
+                                                refused[i].n_senders, refused[i].receivers,
+                                                refused[i].n_receivers, &err));
+    g_assert_error(err, PRIV_ERROR, PRIV_ERROR_INVALID_ARGUMENT);
+    g_assert_nonnull(g_strrstr(err->message, refused[i].why));
+    g_clear_error(&err);
+  }
+  check(priv_observer_view_hear_sent(obs, 0, two, 1, three, 1, &err), err);
+  g_assert_false(priv_observer_view_hear_sent(obs, 0, two, 1, NULL, 0, &err));
+  g_assert_nonnull(g_strrstr(err->message, "the view hears a set of senders already"));
+  g_clear_error(&err);
+  /* Distinct rows: node u's gradient at step 0. */
+  struct {
+    SimBusEventKind kind;
+    guint from, to;
+    gboolean heard;
+  } events[] = {
+      {SIM_BUS_MESSAGE_SENT, 2, 3, TRUE},       /* a heard sender to a heard receiver */
+      {SIM_BUS_MESSAGE_SENT, 2, 1, FALSE},      /* to another node */
+      {SIM_BUS_MESSAGE_DELIVERED, 2, 3, FALSE}, /* the delivery adds nothing */
+      {SIM_BUS_MESSAGE_SENT, 1, 3, FALSE},      /* another sender */
+      {SIM_BUS_MESSAGE_SENT, 1, 0, FALSE},      /* PNDP: what 0 receives, not sent */
+      {SIM_BUS_MESSAGE_DELIVERED, 1, 0, TRUE},
+  };
+  gsize rows = 0;
+  for (guint i = 0; i < G_N_ELEMENTS(events); i++) {
+    SimLinvec *m = sim_linvec_new(space);
+    check(sim_linvec_add_gradient(m, 1.0, i % 4, 0, NULL, &err), err);
+    check(sim_linvec_add_gradient(m, 2.0 + i, (i + 1) % 4, 0, NULL, &err), err);
+    SimMessage *msg = sim_message_new_linvec(events[i].from, 0, 0, m, 8);
+    SimBusEvent ev = {
+        .kind = events[i].kind, .from = events[i].from, .to = events[i].to, .message = msg};
+    priv_observer_observe(obs, &ev);
+    rows += events[i].heard;
+    g_assert_cmpuint(priv_observer_n_rows(obs, 0), ==, rows);
+    sim_message_unref(msg);
+  }
+  priv_observer_free(obs);
+  sim_lin_space_unref(space);
+  sim_noise_registry_unref(reg);
+}
+
 int main(int argc, char **argv) {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/privacy/account/observer/engine-dsgd", test_engine_dsgd);
   g_test_add_func("/privacy/account/observer/lossy", test_lossy);
   g_test_add_func("/privacy/account/observer/views-and-replay", test_views_and_replay);
+  g_test_add_func("/privacy/account/observer/hear-sent", test_hear_sent);
   return g_test_run();
 }

@@ -420,17 +420,27 @@ static const ProtoVTable far_vtable = {
     .on_message = far_message,
 };
 
-/* D-SGD where node n / 2 also tells its model to node 0, from beyond the
- * outer layer of attacker 0 at radius 1 on a ring: the upper bound holds
- * (the message leaves no ball node), the lower bound's assumption (only
- * the outer layer sends into the ball and the shell) does not. */
-static gboolean far_in_step(ProtoNode *node, guint t, GError **error) {
+/* D-SGD where node n / 2 also tells its model to node @to: from beyond
+ * the outer layer of attacker 0 at radius 1 on a ring, the upper bound
+ * holds (the message leaves no ball node). To node 0, the lower bound's
+ * assumption (only the outer layer sends into the ball and the shell)
+ * fails with the shell kept and with the ball alone; to node 2, a shell
+ * node, only with the shell kept. */
+static gboolean far_in_send(ProtoNode *node, guint t, guint to, GError **error) {
   ProtoContext *ctx = proto_node_context(node);
   SimLinvec *model = proto_node_model(node);
   return proto_node_local_step(node, t, error) && proto_node_add_local_noise(node, t, error) &&
          (proto_node_id(node) != proto_context_n_nodes(ctx) / 2 ||
-          proto_node_send(node, 0, t, 1, sim_linvec_dup(model), error)) &&
+          proto_node_send(node, to, t, 1, sim_linvec_dup(model), error)) &&
          proto_node_exchange(node, t, sim_linvec_dup(model), error);
+}
+
+static gboolean far_in_step(ProtoNode *node, guint t, GError **error) {
+  return far_in_send(node, t, 0, error);
+}
+
+static gboolean far_shell_step(ProtoNode *node, guint t, GError **error) {
+  return far_in_send(node, t, 2, error);
 }
 
 static const ProtoVTable far_in_vtable = {
@@ -440,6 +450,48 @@ static const ProtoVTable far_in_vtable = {
     .step = far_in_step,
     .on_message = far_message,
 };
+
+static const ProtoVTable far_shell_vtable = {
+    .abi_version = PROTO_PLUGIN_ABI_VERSION,
+    .name = "test-far-shell",
+    .summary = "D-SGD whose middle node also sends its model to node 2 (test)",
+    .step = far_shell_step,
+    .on_message = far_message,
+};
+
+/* Where the shell cannot be kept, the lower bound keeps the ball alone
+ * (the shell's messages as nuisance): still below the exact value, and
+ * positive next to the attacker. */
+static void test_lower_coarser(void) {
+  GError *e = NULL;
+  g_assert_true(proto_registry_register(&far_shell_vtable, &e));
+  g_assert_no_error(e);
+  const Case c = {.graph = "ring:n=12",
+                  .protocol = "test-far-shell",
+                  .trust = "pndp",
+                  .attackers = "0",
+                  .T = 4,
+                  .b = 1};
+  TopoGraph *g = topo_graph_generate(c.graph, &e);
+  g_assert_no_error(e);
+  guint n = topo_graph_n_nodes(g);
+  ProtoAccountJob *x = job(&c, g, "observer", -1, PROTO_ACCOUNT_OBSERVER);
+  double *exact = mu_by_node(x->acs[0].report, n);
+  ProtoAccountJob *l = job(&c, g, "local", 1, PROTO_ACCOUNT_OBSERVER);
+  const ProtoAccounting *ac = &l->acs[0];
+  g_assert_cmpstr(ac->local.lower_note, ==, "");
+  g_assert_cmpuint(ac->report->n_victims, ==, 2);
+  for (guint i = 0; i < ac->report->n_victims; i++) {
+    const PrivVictim *v = &ac->report->victims[i];
+    assert_geq(v->mu, exact[v->node], (gsize)n * c.T * 16);
+    assert_geq(exact[v->node], v->mu_lower, (gsize)n * c.T * 16);
+    g_assert_cmpfloat(v->mu_lower, >, 0.0);
+  }
+  g_free(exact);
+  proto_account_job_free(l);
+  proto_account_job_free(x);
+  topo_graph_free(g);
+}
 
 /* Where the lower bound cannot be computed, mu_lower is 0 and the ball
  * says why; the upper bound stands. */
@@ -465,8 +517,8 @@ static void test_lower_refused(void) {
   g_assert_no_error(e);
   const ProtoAccounting *ac = &j->acs[0];
   g_assert_cmpstr(ac->local.lower_note, ==,
-                  "not computed: node 6, beyond the shell's outer layer, sent a message to "
-                  "node 0, within 2 hops");
+                  "not computed: node 6 (more than 2 hops from the attackers) sent a message "
+                  "to node 0 (at most 1 from them)");
   g_assert_cmpuint(ac->report->n_victims, ==, 2);
   for (guint i = 0; i < ac->report->n_victims; i++) {
     g_assert_cmpfloat(ac->report->victims[i].mu_lower, ==, 0.0);
@@ -655,6 +707,7 @@ int main(int argc, char **argv) {
   }
   g_test_add_func("/account-ball/refusals", test_refusals);
   g_test_add_func("/account-ball/lower-refused", test_lower_refused);
+  g_test_add_func("/account-ball/lower-coarser", test_lower_coarser);
   g_test_add_func("/account-ball/lower-stopped", test_lower_stopped);
   g_test_add_func("/account-ball/tightness", test_tightness);
 #endif
