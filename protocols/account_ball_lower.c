@@ -18,9 +18,11 @@
  * true view free of phi, so its information is below the exact one. With
  * no outer layer (B_{R+1} holds every node connected to the attackers)
  * there is no nuisance: the run is the attackers' true view, accounted by
- * the run's own accountant, so mu_lower is the exact value. Each victim's
- * mu_lower is priced with a primal point of the exact sensitivity SDP
- * (priv_sens2_lower), never with Thm 5.2.
+ * the run's own accountant, so mu_lower is the exact value. Where the
+ * shell cannot be kept (memory, or a message from beyond the outer layer),
+ * the same one layer in: the ball kept, the shell's messages nuisance.
+ * Each victim's mu_lower is priced with a primal point of the exact
+ * sensitivity SDP (priv_sens2_lower), never with Thm 5.2.
  */
 #define G_LOG_DOMAIN "dpg-protocols"
 

@@ -390,9 +390,10 @@ PrivReport *proto_account_ball(ProtoAccountJob *j, guint a, const ProtoRunConfig
  * the shell, observed by the attackers alone: with nodes at radius + 2
  * (the outer layer), their messages as nuisance, projected out, the dense
  * accountant whatever j->streaming says; with none, the attackers' true
- * view by the job's accountant (the exact value). Never fails: where it
- * cannot be computed (memory, a message from beyond the outer layer into
- * the ball or the shell), every mu_lower is 0 and @info->lower_note says
+ * view by the job's accountant (the exact value); where that run cannot
+ * be had, the ball alone with the shell's messages as nuisance. Never
+ * fails: where neither can be computed (memory, a message from beyond the
+ * shell into the ball), every mu_lower is 0 and @info->lower_note says
  * why. Returns the microseconds of wall time its run's simulation took (0: none), which --tightness's
  * estimate does not grow with the radius.
  * Complexity: the whole run's simulation, then O(m p min(m, p) + m c
