@@ -352,6 +352,14 @@ static void print_privacy(GPtrArray *rows) {
     }
   }
   scen_dist_csv_free(p);
+  /* A local accounting's values are upper bounds (docs/local-bounds.md):
+   * say so where they are read. */
+  gint bound = scen_csv_column(header, "bound");
+  for (guint r = 1; bound >= 0 && r < rows->len; r++)
+    if (g_strcmp0(scen_csv_cell(g_ptr_array_index(rows, r), bound), "local") == 0) {
+      printf("  (local: certified upper bounds; privacy.csv holds each victim's mu_lower too)\n");
+      break;
+    }
 }
 
 /* The sweep's accountings, by group then first appearance in privacy.csv. */

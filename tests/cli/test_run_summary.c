@@ -210,6 +210,9 @@ static void test_comma_spec(void) {
   g_free(dir);
 }
 
+#define LOCAL_NOTE                                                                                 \
+  "  (local: certified upper bounds; privacy.csv holds each victim's mu_lower too)\n"
+
 /* A single point: privacy by distance (mean RDP and epsilon over the
  * victims at each distance), each rounded up from privacy.csv's values. */
 static void test_point_rounded_up(void) {
@@ -256,10 +259,34 @@ static void test_point_rounded_up(void) {
     assert_printed_up(w[5], eps / n);
     g_strfreev(w);
   }
+  /* Exact values: no note that they are bounds. */
+  g_assert_null(strstr(r.out, LOCAL_NOTE));
   g_ptr_array_unref(priv);
   cli_run_clear(&r);
   test_rmtree(dir);
   g_free(out);
+  g_free(ini);
+  g_free(dir);
+}
+
+/* privacy.path = local: the table says its values are upper bounds. */
+static void test_local_note(void) {
+  char *dir = test_tmpdir("summary");
+  char *ini = g_build_filename(dir, "l.ini", NULL);
+  g_assert_true(g_file_set_contents(
+      ini,
+      "[simulation]\nrounds = 4\n[topology]\ngenerate = florentine\n"
+      "[privacy]\ntrust = pndp\npath = local\nradius = 1\n[collusion.a0]\nnodes = 0\n"
+      "[output]\ndir = out\nplots = false\n",
+      -1, NULL));
+  CliRun r = cli_run("run", ini);
+  if (r.status != 0)
+    g_error("run failed: %s", r.err);
+  const char *tab = strstr(r.out, "privacy by hop distance (privacy.csv; means over victims):\n");
+  g_assert_nonnull(tab);
+  g_assert_nonnull(strstr(tab, LOCAL_NOTE));
+  cli_run_clear(&r);
+  test_rmtree(dir);
   g_free(ini);
   g_free(dir);
 }
@@ -286,5 +313,6 @@ int main(int argc, char **argv) {
   g_test_add_func("/run-summary/default-story", test_default_story);
   g_test_add_func("/run-summary/comma-spec", test_comma_spec);
   g_test_add_func("/run-summary/point-rounded-up", test_point_rounded_up);
+  g_test_add_func("/run-summary/local-note", test_local_note);
   return g_test_run();
 }
