@@ -217,16 +217,18 @@ static PrivBlocks *lower_blocks(ProtoAccountJob *j, guint a, const ProtoRunConfi
   SimBus *bus = sim_engine_bus(proto_run_engine(run));
   guint sub = sim_bus_subscribe_kinds(bus, SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_SENT), on_sent, &inflow,
                                       NULL, error);
-  Watch watch = {.run = run,
-                 .space = proto_context_space(proto_run_context(run)),
-                 .budget = lower_budget(),
-                 .stopped = oo.streaming ? G_MAXUINT : 0}; /* rebased: no watch */
-  guint sub_round = sub != 0 ? sim_bus_subscribe_kinds(bus,
-                                                       SIM_BUS_KIND_BIT(SIM_BUS_ROUND) |
-                                                           SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_SENT),
-                                                       on_watch, &watch, NULL, error)
-                             : 0;
-  if (sub_round != 0 && proto_account_job_set_links(j, proto_run_engine(run), error)) {
+  /* Only a run whose provenance is never rebased grows with the rounds. */
+  gboolean watched = !oo.streaming;
+  Watch watch = {
+      .run = run, .space = proto_context_space(proto_run_context(run)), .budget = lower_budget()};
+  guint sub_round = sub != 0 && watched
+                        ? sim_bus_subscribe_kinds(bus,
+                                                  SIM_BUS_KIND_BIT(SIM_BUS_ROUND) |
+                                                      SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_SENT),
+                                                  on_watch, &watch, NULL, error)
+                        : 0;
+  if (sub != 0 && (!watched || sub_round != 0) &&
+      proto_account_job_set_links(j, proto_run_engine(run), error)) {
     if (j->progress != NULL)
       proto_run_set_progress(run, on_fraction, &lp);
     if (j->on_run)
@@ -234,7 +236,7 @@ static PrivBlocks *lower_blocks(ProtoAccountJob *j, guint a, const ProtoRunConfi
     gint64 s0 = g_get_monotonic_time();
     gboolean ran = proto_observed_run_run(o, error);
     *simulated += g_get_monotonic_time() - s0;
-    if (!ran && watch.stopped && !oo.streaming && error != NULL && *error != NULL &&
+    if (!ran && watched && watch.stopped && error != NULL && *error != NULL &&
         g_error_matches(*error, PROTO_ERROR, PROTO_ERROR_CANCELLED)) {
       /* Stopped for memory: the rows seen so far. */
       g_clear_error(error);
