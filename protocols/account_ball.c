@@ -24,13 +24,14 @@
 
 #include "protocols/internal.h"
 
-/* Hops from the @k attackers @m on @g, up to @radius + 1 (G_MAXUINT
- * beyond); the ball (<= @radius) and the shell (@radius + 1) appended to
- * @ball and @shell in node order. O(n + the ball's edges). */
+/* Hops from the @k attackers @m on @g, up to @radius + 2 (G_MAXUINT
+ * beyond: the lower bound's outer layer is the last it reads); the ball
+ * (<= @radius) and the shell (@radius + 1) appended to @ball and @shell in
+ * node order. O(n + the edges within @radius + 2 hops). */
 static guint *ball_hops(const TopoGraph *g, const guint *m, guint k, guint radius, GArray *ball,
                         GArray *shell) {
   guint n = topo_graph_n_nodes(g);
-  guint *dist = topo_graph_hops(g, m, k, radius + 1);
+  guint *dist = topo_graph_hops(g, m, k, radius + 2);
   for (guint u = 0; u < n; u++) {
     if (dist[u] <= radius)
       g_array_append_val(ball, u);
@@ -40,25 +41,13 @@ static guint *ball_hops(const TopoGraph *g, const guint *m, guint k, guint radiu
   return dist;
 }
 
-/* The ball's one assumption about the run, checked on it: a ball node's
- * messages go to the ball or the shell (the graph's edges), so that the
- * view hears everything the ball tells the outside. A plugin may send to
- * any node (proto_node_send), a schedule may pair nodes the graph does not
- * join (matching:complete=true, resample:); the first message that leaves
- * the shell is kept to refuse the bound. */
-typedef struct {
-  const guint *dist; /* n */
-  guint n, radius;
-  gboolean broken;
-  guint from, to;
-} Guard;
-
-static void on_sent(const SimBusEvent *ev, gpointer data) {
-  Guard *g = data;
+void proto_layer_guard_on_sent(const SimBusEvent *ev, gpointer data) {
+  ProtoLayerGuard *g = data;
   if (g->broken || ev->message == NULL || sim_message_provenance(ev->message) == NULL ||
       ev->from >= g->n || ev->to >= g->n)
     return;
-  if (g->dist[ev->from] <= g->radius && g->dist[ev->to] > g->radius + 1) {
+  guint inner = g->inward ? ev->to : ev->from, outer = g->inward ? ev->from : ev->to;
+  if (g->dist[inner] <= g->radius && g->dist[outer] > g->radius + 1) {
     g->broken = TRUE;
     g->from = ev->from;
     g->to = ev->to;
@@ -148,11 +137,16 @@ PrivReport *proto_account_ball(ProtoAccountJob *j, guint a, const ProtoRunConfig
   }
   PrivReport *report = NULL;
   PrivBlocks *blocks = NULL;
-  Guard guard = {.dist = dist, .n = n, .radius = j->radius};
+  /* The ball's one assumption about the run, checked on it: a ball node's
+   * messages go to the ball or the shell (the graph's edges), so that the
+   * view hears everything the ball tells the outside. A plugin may send to
+   * any node (proto_node_send), a schedule may pair nodes the graph does
+   * not join (matching:complete=true, resample:). */
+  ProtoLayerGuard guard = {.dist = dist, .n = n, .radius = j->radius, .inward = FALSE};
   ProtoObservedRun *o = proto_observed_run_new(&rc, &oo, error);
   SimBus *bus = o != NULL ? sim_engine_bus(proto_run_engine(proto_observed_run_proto(o))) : NULL;
   guint sub = bus != NULL ? sim_bus_subscribe_kinds(bus, SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_SENT),
-                                                    on_sent, &guard, NULL, error)
+                                                    proto_layer_guard_on_sent, &guard, NULL, error)
                           : 0;
   if (sub != 0 &&
       proto_account_job_set_links(j, proto_run_engine(proto_observed_run_proto(o)), error)) {

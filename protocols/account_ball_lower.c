@@ -43,30 +43,6 @@ static void note(PrivLocalInfo *info, const char *fmt, ...) {
   va_end(ap);
 }
 
-/* The lower bound's one assumption about the run: nothing but the outer
- * layer sends into the ball and the shell (the graph's edges), so that
- * every message entering them carries a nuisance; a message from beyond
- * the outer layer to a kept node would be taken as known. The first one is
- * kept to refuse the bound. */
-typedef struct {
-  const guint *dist; /* n */
-  guint n, radius;
-  gboolean broken;
-  guint from, to;
-} Inflow;
-
-static void on_sent(const SimBusEvent *ev, gpointer data) {
-  Inflow *g = data;
-  if (g->broken || ev->message == NULL || sim_message_provenance(ev->message) == NULL ||
-      ev->from >= g->n || ev->to >= g->n)
-    return;
-  if (g->dist[ev->to] <= g->radius && g->dist[ev->from] > g->radius + 1) {
-    g->broken = TRUE;
-    g->from = ev->from;
-    g->to = ev->to;
-  }
-}
-
 /* The run's provenance is never rebased (the projection needs the rows
  * whole), so it grows with the rounds. Its live linvecs' bytes are summed
  * (PROVENANCE_ENTRY_BYTES a sparse entry) every
@@ -207,7 +183,12 @@ static PrivBlocks *lower_blocks(ProtoAccountJob *j, guint a, const ProtoRunConfi
     rc.n_nuisance_from = outer->len;
     rc.storage = SIM_LIN_SPARSE;
   }
-  Inflow inflow = {.dist = dist, .n = topo_graph_n_nodes(j->graph), .radius = level};
+  /* The lower bound's one assumption about the run: nothing but the outer
+   * layer sends into @kept (the graph's edges), so that every message
+   * entering it carries a nuisance; a message from beyond the outer layer
+   * to a kept node would be taken as known. */
+  ProtoLayerGuard inflow = {
+      .dist = dist, .n = topo_graph_n_nodes(j->graph), .radius = level, .inward = TRUE};
   LowerProgress lp = {j, a};
   PrivBlocks *blocks = NULL;
   ProtoObservedRun *o = proto_observed_run_new(&rc, &oo, error);
@@ -215,8 +196,8 @@ static PrivBlocks *lower_blocks(ProtoAccountJob *j, guint a, const ProtoRunConfi
     return NULL;
   ProtoRun *run = proto_observed_run_proto(o);
   SimBus *bus = sim_engine_bus(proto_run_engine(run));
-  guint sub = sim_bus_subscribe_kinds(bus, SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_SENT), on_sent, &inflow,
-                                      NULL, error);
+  guint sub = sim_bus_subscribe_kinds(bus, SIM_BUS_KIND_BIT(SIM_BUS_MESSAGE_SENT),
+                                      proto_layer_guard_on_sent, &inflow, NULL, error);
   /* Only a run whose provenance is never rebased grows with the rounds. */
   gboolean watched = !oo.streaming;
   Watch watch = {
@@ -333,8 +314,6 @@ gint64 proto_account_ball_lower(ProtoAccountJob *j, guint a, const ProtoRunConfi
      * where that run cannot be had (its memory, checked before it starts,
      * or a message from beyond its outer layer), the ball alone, the
      * shell's messages nuisance: a coarser bound, a smaller run. */
-    const ProtoAccounting *ac = &j->acs[a];
-    guint *hops = topo_graph_hops(j->graph, ac->attackers, ac->n_attackers, j->radius + 2);
     GArray *kept = g_array_new(FALSE, FALSE, sizeof(guint));
     GArray *outer = g_array_new(FALSE, FALSE, sizeof(guint));
     for (guint coarser = 0; lower == NULL && coarser < 2; coarser++) {
@@ -344,12 +323,12 @@ gint64 proto_account_ball_lower(ProtoAccountJob *j, guint a, const ProtoRunConfi
       g_array_set_size(kept, 0);
       g_array_set_size(outer, 0);
       for (guint u = 0; u < n; u++)
-        if (hops[u] <= level) {
+        if (dist[u] <= level) {
           pos[u] = kept->len;
           g_array_append_val(kept, u);
-        } else if (hops[u] == level + 1)
+        } else if (dist[u] == level + 1)
           g_array_append_val(outer, u);
-      lower = lower_blocks(j, a, cfg, hops, level, kept, outer, &rank, &simulated, info, &err);
+      lower = lower_blocks(j, a, cfg, dist, level, kept, outer, &rank, &simulated, info, &err);
     }
     if (lower == NULL || !price(lower, pos, report, &err)) {
       note(info, "not computed: %s", err->message);
@@ -358,7 +337,6 @@ gint64 proto_account_ball_lower(ProtoAccountJob *j, guint a, const ProtoRunConfi
     }
     g_array_free(kept, TRUE);
     g_array_free(outer, TRUE);
-    g_free(hops);
   }
   g_clear_error(&err);
   priv_blocks_free(lower);

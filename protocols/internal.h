@@ -381,10 +381,30 @@ PrivReport *proto_account_ball(ProtoAccountJob *j, guint a, const ProtoRunConfig
                                const PrivAccountOptions *opt, PrivLocalInfo *info,
                                GError **error);
 /*
+ * ProtoLayerGuard: the local path's assumption that a message crosses the
+ * layers of hops from the attackers one at a time, watched on a run
+ * (proto_layer_guard_on_sent, a SimBus handler of SIM_BUS_MESSAGE_SENT):
+ * the first model message between a node within @radius hops and one more
+ * than @radius + 1 hops away, sent from the inner one (@inward FALSE: the
+ * ball telling the outside, account_ball.c) or to it (@inward TRUE: the
+ * outside entering the kept nodes, account_ball_lower.c), sets @broken and
+ * is kept in @from and @to. @dist: n hops (G_MAXUINT beyond what was
+ * counted), borrowed.
+ */
+typedef struct {
+  const guint *dist;
+  guint n, radius;
+  gboolean inward;
+  gboolean broken;
+  guint from, to;
+} ProtoLayerGuard;
+void proto_layer_guard_on_sent(const SimBusEvent *ev, gpointer data);
+/*
  * proto_account_ball_lower: the certified lower bound of proto_account_ball
  * (account_ball_lower.c; docs/local-bounds.md, "The observer path's ball:
  * the lower bound"): every victim's mu_lower in @report (ball victims by
- * graph node id), mu_lower <= exact. Covering the graph (@shell empty), the
+ * graph node id), mu_lower <= exact. @dist: the hops from the attackers up
+ * to j->radius + 2 (G_MAXUINT beyond). Covering the graph (@shell empty), the
  * @upper blocks (the exact ones, ball indices) priced from below; else a
  * second run of @cfg's whole graph, its provenance kept over the ball and
  * the shell, observed by the attackers alone: with nodes at radius + 2
